@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Sobreiro",
+    products: [
+        .library(name: "Sobreiro", targets: ["Sobreiro"]),
+        .library(name: "ScopeKit", targets: ["ScopeKit"]),
+        .library(name: "SobreiroScopeKit", targets: ["SobreiroScopeKit"]),
+        .library(name: "SobreiroTesting", targets: ["SobreiroTesting"]),
+        .executable(name: "Playground", targets: ["Playground"]),
+    ],
+    targets: [
+        .target(name: "Sobreiro"),
+        .target(name: "ScopeKit"),
+        .target(name: "SobreiroScopeKit", dependencies: ["Sobreiro", "ScopeKit"]),
+        .target(name: "SobreiroTesting", dependencies: ["Sobreiro"]),
+        .executableTarget(name: "Playground", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"], path: "Playground"),
+        .testTarget(name: "SobreiroTests", dependencies: ["Sobreiro", "SobreiroTesting"]),
+        .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit"]),
+        .testTarget(name: "SobreiroTestingTests", dependencies: ["Sobreiro", "SobreiroTesting"]),
+    ]
+)
+
+// The same language settings for every target: Swift 6 mode with complete checking is the tools-version default;
+// these upcoming features keep existentials explicit and imports deliberate.
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

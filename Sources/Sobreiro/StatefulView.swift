@@ -1,0 +1,48 @@
+/// An object that draws a ``ViewState`` whenever its view model commits a new one.
+///
+/// A view model holds its views weakly: a view that is deallocated is dropped without an unsubscribe call.
+/// `render(state:)` is called on the thread of the write that produced the state, never while the model's
+/// lock is held, never concurrently with itself, and always in commit order. A renderer that must run on the
+/// main actor conforms to ``MainActorStatefulView`` instead.
+///
+/// ```swift
+/// final class ListPrinter: StatefulView {
+///     func render(state: ListState) {
+///         print(state)
+///     }
+/// }
+/// ```
+public protocol StatefulView: AnyObject {
+    /// The state this view draws.
+    associatedtype State: ViewState
+
+    /// Draws `state`. It may read or write any view model, including the one that called it.
+    ///
+    /// - Parameter state: The state that was just committed.
+    func render(state: State)
+}
+
+/// An object isolated to the main actor that draws a ``ViewState``: a UIKit or AppKit view, or an object
+/// that SwiftUI observes.
+///
+/// Subscribing it (``ViewModel/subscribe(view:)-(V)``) from the main actor renders the current state at once.
+/// A write made on the main queue renders synchronously; a write made anywhere else reaches the view
+/// asynchronously on the main actor. Several such writes are coalesced, and the view always ends on the
+/// latest state.
+///
+/// ```swift
+/// @MainActor
+/// final class ListController: MainActorStatefulView {
+///     func render(state: ListState) { /* update the labels */ }
+/// }
+/// ```
+@MainActor
+public protocol MainActorStatefulView: AnyObject {
+    /// The state this view draws.
+    associatedtype State: ViewState
+
+    /// Draws `state` on the main actor.
+    ///
+    /// - Parameter state: The latest committed state.
+    func render(state: State)
+}

@@ -1,0 +1,147 @@
+/// The subscribers of one view model, keyed by the identity of their targets.
+///
+/// Zero or one subscriber needs no collection. Many keep an array to deliver from and a dictionary from
+/// identity to position, so subscribing and unsubscribing stay O(1) at any size (an unsubscribe moves the last
+/// entry into the freed slot, so the order among subscribers is not kept). A copy of the
+/// list is a cheap snapshot: deliveries iterate a snapshot outside the lock, and a later change copies the
+/// storage only if a snapshot is still alive.
+@usableFromInline
+enum SubscriberList<State> {
+    case empty
+    case single(Subscriber<State>)
+    case many(entries: ContiguousArray<Subscriber<State>>, positions: [ObjectIdentifier: Int], sweepAt: Int)
+
+    @inlinable
+    var isEmpty: Bool {
+        if case .empty = self { return true }
+        return false
+    }
+
+    /// The number of subscribers whose target is still alive.
+    var liveCount: Int {
+        switch self {
+        case .empty: 0
+        case .single(let subscriber): subscriber.target == nil ? 0 : 1
+        case .many(let entries, _, _): entries.reduce(0) { $0 + ($1.target == nil ? 0 : 1) }
+        }
+    }
+
+    /// Adds `subscriber` for `target`. A dead entry under the same identity (a new object at a reused address)
+    /// is always replaced; a live subscription of `target` is replaced only if `replacingLive` is set.
+    ///
+    /// - Returns: `false` when `target` was already subscribed and nothing changed.
+    mutating func insert(_ subscriber: Subscriber<State>, for target: AnyObject, replacingLive: Bool) -> Bool {
+        switch self {
+        case .empty:
+            self = .single(subscriber)
+        case .single(let existing):
+            if existing.target === target && !replacingLive { return false }
+            if existing.target == nil || existing.target === target {
+                existing.cancel()
+                self = .single(subscriber)
+            } else {
+                self = .many(
+                    entries: [existing, subscriber],
+                    positions: [existing.key: 0, subscriber.key: 1],
+                    sweepAt: 16
+                )
+            }
+        case .many(var entries, var positions, var sweepAt):
+            self = .empty  // drop the enum's references so the mutations below do not copy
+            if let index = positions[subscriber.key] {
+                if entries[index].target === target && !replacingLive {
+                    self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
+                    return false
+                }
+                entries[index].cancel()
+                entries[index] = subscriber
+            } else {
+                if entries.count >= sweepAt {
+                    Self.removeDead(from: &entries, positions: &positions)
+                    sweepAt = Swift.max(16, entries.count * 2)
+                }
+                positions[subscriber.key] = entries.count
+                entries.append(subscriber)
+            }
+            self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
+        }
+        return true
+    }
+
+    /// Removes the subscription of `target`, if any.
+    mutating func remove(target: AnyObject) {
+        remove(key: ObjectIdentifier(target)) { $0.target === target }
+    }
+
+    /// Removes `subscriber` itself, and not a later subscription of the same target.
+    mutating func remove(_ subscriber: Subscriber<State>) {
+        remove(key: subscriber.key) { $0 === subscriber }
+    }
+
+    private mutating func remove(key: ObjectIdentifier, where matches: (Subscriber<State>) -> Bool) {
+        switch self {
+        case .empty:
+            return
+        case .single(let existing):
+            guard matches(existing) else { return }
+            existing.cancel()
+            self = .empty
+        case .many(var entries, var positions, let sweepAt):
+            guard let index = positions[key], matches(entries[index]) else { return }
+            self = .empty
+            entries[index].cancel()
+            positions[key] = nil
+            let last = entries.removeLast()
+            if index < entries.count {
+                entries[index] = last
+                positions[last.key] = index
+            }
+            self = entries.isEmpty ? .empty : .many(entries: entries, positions: positions, sweepAt: sweepAt)
+        }
+    }
+
+    /// Drops subscribers whose targets are deallocated.
+    @usableFromInline
+    mutating func removeDeadSubscribers() {
+        switch self {
+        case .empty:
+            return
+        case .single(let existing):
+            if existing.target == nil { self = .empty }
+        case .many(var entries, var positions, let sweepAt):
+            self = .empty
+            Self.removeDead(from: &entries, positions: &positions)
+            self = entries.isEmpty ? .empty : .many(entries: entries, positions: positions, sweepAt: sweepAt)
+        }
+    }
+
+    private static func removeDead(
+        from entries: inout ContiguousArray<Subscriber<State>>,
+        positions: inout [ObjectIdentifier: Int]
+    ) {
+        entries.removeAll { $0.target == nil }
+        positions.removeAll(keepingCapacity: true)
+        for (index, subscriber) in entries.enumerated() {
+            positions[subscriber.key] = index
+        }
+    }
+
+    /// Offers `state` to every subscriber of this snapshot, in order.
+    ///
+    /// - Returns: `true` when a deallocated target was met and the list wants pruning.
+    @inlinable
+    func deliver(_ state: State, version: UInt64) -> Bool {
+        switch self {
+        case .empty:
+            return false
+        case .single(let subscriber):
+            return !subscriber.deliver(state, version: version)
+        case .many(let entries, _, _):
+            var sawDead = false
+            for subscriber in entries where !subscriber.deliver(state, version: version) {
+                sawDead = true
+            }
+            return sawDead
+        }
+    }
+}

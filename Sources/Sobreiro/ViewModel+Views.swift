@@ -1,0 +1,28 @@
+extension ViewModel {
+    /// Subscribes `view` and renders the current state into it before returning.
+    ///
+    /// From then on `view` renders every committed change that differs from the previous state, in commit
+    /// order. The model holds `view` weakly: once `view` is deallocated it is never called again and stops
+    /// counting in ``subscriberCount``, with no unsubscribe call needed. Subscribing a view that is already
+    /// subscribed does nothing.
+    ///
+    /// ```swift
+    /// let printer = ListPrinter()
+    /// viewModel.subscribe(view: printer)  // prints the current state now
+    /// ```
+    ///
+    /// - Parameter view: The renderer to keep up to date.
+    public func subscribe<V: StatefulView>(view: V) where V.State == State {
+        let subscriber = Subscriber<State>(target: view) { target, state in
+            unsafeDowncast(target, to: V.self).render(state: state)
+        }
+        add(subscriber, for: view, replacingLive: false)
+    }
+
+    /// Stops rendering into `view`. Does nothing if `view` is not subscribed.
+    ///
+    /// - Parameter view: A view passed to ``subscribe(view:)-(V)`` before.
+    public func unsubscribe<V: StatefulView>(view: V) where V.State == State {
+        removeSubscriber(for: view)
+    }
+}

@@ -1,0 +1,192 @@
+public import Synchronization
+
+/// Holds the one state of a screen or domain and tells its subscribers about every change.
+///
+/// The state changes only inside a transaction: ``write(_:)-(()->Void)``, ``update(_:)`` or the in-place
+/// ``write(_:)-((inout State)->R)``. A transaction runs under the model's lock, from any thread; subscribers
+/// hear about it once, after the lock is released, and only if the committed state differs from the previous
+/// one. Views subscribe with ``subscribe(view:)-(V)`` and are held weakly; other models subscribe with
+/// ``subscribe(to:onChange:)-(_,(S)->Void)``.
+///
+/// ```swift
+/// final class ListViewModel: ViewModel<ListState>, @unchecked Sendable {
+///     init() { super.init(initialState: .loading) }
+///
+///     func didLoad(_ items: [String]) {
+///         update { .loaded(items) }
+///     }
+/// }
+/// ```
+///
+/// `ViewModel` is `Sendable`: one instance is shared freely across threads, tasks and actors. Swift asks a
+/// subclass to restate `@unchecked Sendable`, as above; that promise holds as long as the subclass keeps its
+/// mutable data in `State` and only immutable, sendable values in its own stored properties.
+///
+/// See <doc:ThreadingAndReentrancy> for the exact delivery guarantees.
+open class ViewModel<State: ViewState>: @unchecked Sendable {
+    @usableFromInline
+    let lock = Lock()
+
+    /// The thread running a transaction on this model, or 0. Read without the lock to recognise nesting:
+    /// only the owning thread ever finds its own ID here.
+    @usableFromInline
+    let transactionOwner = Atomic<UInt>(0)
+
+    /// The committed state, or inside a transaction the state being built. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var current: State
+
+    /// Counts commits that changed the state. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var version: UInt64 = 1
+
+    /// Counts assignments to `state` inside the running transaction. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var assignments: UInt64 = 0
+
+    /// Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var subscribers: SubscriberList<State> = .empty
+
+    /// The thread delivering states to subscribers, or 0. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var deliverer: UInt = 0
+
+    /// Set when a subscriber waits for its first state from the active deliverer. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var hasPendingFirstRenders = false
+
+    /// Creates a view model holding `initialState`.
+    ///
+    /// - Parameter initialState: The state subscribers receive until the first transaction commits.
+    public init(initialState: State) {
+        current = initialState
+    }
+
+    deinit {
+        lock.deallocate()
+    }
+
+    /// The last committed state; inside a transaction on its own thread, the state being built.
+    ///
+    /// Reading is allowed anywhere. Assigning is allowed only inside ``write(_:)-(()->Void)`` or
+    /// ``update(_:)``: an assignment anywhere else is a programmer error and stops the program.
+    ///
+    /// ```swift
+    /// write {
+    ///     state = .loading
+    ///     if cacheIsWarm { state = .loaded(cache) }  // subscribers hear only the final value
+    /// }
+    /// ```
+    public var state: State {
+        @inlinable
+        get {
+            if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
+                return current
+            }
+            lock.lock()
+            defer { lock.unlock() }
+            return current
+        }
+        @inlinable
+        set {
+            precondition(
+                transactionOwner.load(ordering: .relaxed) == ThreadID.current,
+                "ViewModel.state was set outside a transaction: wrap the change in write { state = … } or update { … }"
+            )
+            current = newValue
+            assignments &+= 1
+        }
+    }
+
+    /// Runs `transaction` atomically; it changes the model by assigning ``state``.
+    ///
+    /// The transaction holds the model's lock, so no other transaction of this model interleaves with it.
+    /// Subscribers are notified once, after it returns, with the state it committed, and only if that
+    /// state differs from the previous one. A transaction started from inside another on the same thread
+    /// joins it. If `transaction` throws, the state is restored and nobody is notified.
+    ///
+    /// Keep transactions short and synchronous, and change other view models after them, not inside them:
+    /// two transactions that wait for each other's models on two threads would deadlock.
+    ///
+    /// ```swift
+    /// viewModel.write {
+    ///     viewModel.state = .loaded(items)
+    /// }
+    /// ```
+    ///
+    /// - Parameter transaction: Code that assigns ``state`` any number of times.
+    /// - Throws: What `transaction` throws, after rolling the state back.
+    @inlinable
+    public func write(_ transaction: () throws -> Void) rethrows {
+        try perform(transaction)
+    }
+
+    /// Replaces the state with the one `builder` returns, atomically.
+    ///
+    /// ```swift
+    /// viewModel.update { .failed(message: "Offline") }
+    /// ```
+    ///
+    /// - Parameter builder: Returns the new state; it may read ``state`` to derive it.
+    /// - Throws: What `builder` throws; the state is then left as it was.
+    @inlinable
+    public func update(_ builder: () throws -> State) rethrows {
+        try perform {
+            let newState = try builder()
+            current = newState
+            assignments &+= 1
+        }
+    }
+
+    /// Mutates the state in place, atomically, and returns what `body` returns.
+    ///
+    /// `body` works on a private copy that is committed when it returns, so read and change the state
+    /// through its argument only. Calling another transaction of this model from `body` would change the
+    /// state behind that copy, which is a programmer error: it stops the program and names the fix. To
+    /// compose transactions through methods, use ``write(_:)-(()->Void)`` and assign ``state``.
+    ///
+    /// ```swift
+    /// counter.write { $0.count += 1 }
+    /// let total = cart.write { state -> Int in
+    ///     state.items.append(item)
+    ///     return state.items.count
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: Mutates the state passed to it.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws; the state is then left as it was.
+    @inlinable
+    @discardableResult
+    public func write<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        try perform {
+            let assignmentsBefore = assignments
+            var draft = current
+            let result = try body(&draft)
+            precondition(
+                assignments == assignmentsBefore,
+                """
+                A transaction nested in write { $0 … } changed the state that the closure was mutating a copy of. \
+                Mutate $0 only, or write the outer transaction as write { state = … } so that nested ones join it.
+                """
+            )
+            current = draft
+            assignments &+= 1
+            return result
+        }
+    }
+
+    /// The number of live subscribers: views plus view models. Deallocated subscribers do not count.
+    ///
+    /// - Complexity: O(*n*) in the number of subscriptions.
+    public var subscriberCount: Int {
+        withLockUnlessInTransaction { subscribers.liveCount }
+    }
+}

@@ -1,0 +1,189 @@
+import Sobreiro
+import SobreiroTesting
+import Synchronization
+import Testing
+
+private struct Failure: Error {}
+
+@Suite("Transactions")
+struct TransactionTests {
+    @Test("T1: concurrent writes from many threads lose no update")
+    func concurrentWritesAreAtomic() {
+        // Given
+        let model = CounterModel()
+        // When
+        race(times: 8) { _ in
+            for _ in 0..<5_000 { model.write { $0.count += 1 } }
+        }
+        // Then
+        #expect(model.state.count == 40_000)
+    }
+
+    @Test("T1: write, update and the in-place write mixed on many threads never deadlock")
+    func mixedTransactionsDoNotDeadlock() {
+        let model = CounterModel()
+        let view = ProbeView<Counter>()
+        model.subscribe(view: view)
+        expectCompletes {
+            race(times: 6) { index in
+                for _ in 0..<2_000 {
+                    switch index % 3 {
+                    case 0: model.increment()
+                    case 1: model.update { Counter(count: model.state.count + 1, label: model.state.label) }
+                    default: model.write { $0.count += 1 }
+                    }
+                }
+            }
+        }
+        #expect(model.state.count == 12_000)
+        #expect(view.history.last == model.state)
+    }
+
+    @Test("T2: many assignments in one transaction notify once, with the committed state")
+    func oneNotificationPerTransaction() {
+        let model = CounterModel()
+        let recorder = StateRecorder(subscribedTo: model)
+        model.write {
+            model.state.count = 1
+            model.state.count = 2
+            model.state.label = "done"
+        }
+        #expect(recorder.history == [Counter(), Counter(count: 2, label: "done")])
+    }
+
+    @Test("T3: a throwing transaction leaves the state unchanged and notifies nobody", arguments: [0, 1, 2])
+    func throwingTransactionRollsBack(form: Int) {
+        let model = CounterModel(count: 7)
+        let recorder = StateRecorder(subscribedTo: model)
+        #expect(throws: Failure.self) {
+            switch form {
+            case 0: try model.write { model.state.count = 99; throw Failure() }
+            case 1: try model.update { throw Failure() }
+            default: try model.write { (state: inout Counter) in state.count = 99; throw Failure() }
+            }
+        }
+        #expect(model.state.count == 7)
+        #expect(recorder.history == [Counter(count: 7)])
+    }
+
+    @Test("T3: a nested transaction that throws rolls back only itself when the outer one catches")
+    func nestedThrowRollsBackInnerOnly() {
+        let model = CounterModel()
+        let recorder = StateRecorder(subscribedTo: model)
+        model.write {
+            model.state.count = 1
+            try? model.write {
+                model.state.count = 50
+                throw Failure()
+            }
+            model.state.label = "outer"
+        }
+        #expect(model.state == Counter(count: 1, label: "outer"))
+        #expect(recorder.history == [Counter(), Counter(count: 1, label: "outer")])
+    }
+
+    @Test("T4: inside a transaction, state reads the state being built")
+    func readInsideTransactionSeesDraft() {
+        let model = CounterModel()
+        var seen = -1
+        model.write {
+            model.state.count = 5
+            seen = model.state.count
+        }
+        #expect(seen == 5)
+    }
+
+    @Test("T4: a transaction on another thread never exposes its draft")
+    func otherThreadsSeeOnlyCommittedStates() {
+        let model = CounterModel()
+        let draftsSeen = Atomic<Int>(0)
+        expectCompletes {
+            race(times: 4) { index in
+                for _ in 0..<2_000 {
+                    if index == 0 {
+                        model.write {
+                            model.state.count += 1
+                            model.state.label = "odd-\(model.state.count)"
+                            model.state.label = "even"
+                        }
+                    } else {
+                        if model.state.label.hasPrefix("odd") { draftsSeen.add(1, ordering: .relaxed) }
+                    }
+                }
+            }
+        }
+        #expect(model.state.count == 2_000)
+        #expect(draftsSeen.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("T4: setting state outside a transaction traps with a message naming write")
+    func settingOutsideTransactionTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let model = CounterModel()
+            model.state = Counter(count: 1)
+        }
+    }
+
+    @Test("T5: transactions nested through methods join the outer one: one notification")
+    func nestedTransactionsJoin() {
+        let model = CounterModel()
+        let recorder = StateRecorder(subscribedTo: model)
+        model.write {
+            model.increment()
+            model.rename("joined")
+            model.write { $0.count += 10 }
+            model.update { Counter(count: model.state.count + 1, label: model.state.label) }
+        }
+        #expect(recorder.history == [Counter(), Counter(count: 12, label: "joined")])
+    }
+
+    @Test("T5: a nested transaction that changes the copy an in-place write mutates traps")
+    func nestedWriteInsideInPlaceWriteTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let model = CounterModel()
+            model.write { state in
+                state.count += 1
+                model.increment()
+            }
+        }
+    }
+
+    @Test("T5: the in-place write returns its body's result")
+    func inPlaceWriteReturnsResult() {
+        let model = CounterModel()
+        let result = model.write { state -> Int in
+            state.count = 3
+            return state.count * 2
+        }
+        #expect(result == 6)
+        #expect(model.state.count == 3)
+    }
+
+    @Test("T6: a transaction that commits an equal state notifies nobody")
+    func equalStatesAreNotRedelivered() {
+        let model = CounterModel(count: 1)
+        let recorder = StateRecorder(subscribedTo: model)
+        model.write { model.state.count = 1 }
+        model.update { Counter(count: 1) }
+        model.write { $0.count += 0 }
+        model.write {
+            model.state.count = 2
+            model.state.count = 1
+        }
+        #expect(recorder.history == [Counter(count: 1)])
+    }
+
+    @Test("T6: a hand-written == decides what counts as a change")
+    func customEqualityIsHonoured() {
+        struct Tagged: ViewState {
+            var value: Int
+            var revision: Int
+            static func == (lhs: Tagged, rhs: Tagged) -> Bool { lhs.value == rhs.value }
+        }
+        let model = ViewModel(initialState: Tagged(value: 1, revision: 0))
+        let recorder = StateRecorder(subscribedTo: model)
+        model.write { $0.revision = 1 }
+        model.write { $0.value = 2 }
+        #expect(recorder.history.map(\.value) == [1, 2])
+    }
+}

@@ -1,0 +1,128 @@
+import Sobreiro
+import SobreiroTesting
+import Testing
+
+@Suite("Views")
+struct ViewTests {
+    @Test("V1: subscribe renders the current state before it returns")
+    func subscribeRendersAtOnce() {
+        let model = CounterModel(count: 4)
+        let recorder = StateRecorder<Counter>()
+        model.subscribe(view: recorder)
+        #expect(recorder.history == [Counter(count: 4)])
+    }
+
+    @Test("V2: a deallocated view is never called and stops counting")
+    func deadViewsAreDropped() {
+        let model = CounterModel()
+        let log = RenderLog()
+        weak var weakView: LoggingView?
+        do {
+            let view = LoggingView(log: log)
+            weakView = view
+            model.subscribe(view: view)
+            #expect(model.subscriberCount == 1)
+        }
+        #expect(weakView == nil, "the model must not keep its view alive")
+        #expect(model.subscriberCount == 0)
+        model.increment()
+        #expect(log.count == 1, "only the first render, made while the view was alive")
+    }
+
+    @Test("V2: a new object at the address of a dead subscriber is a new subscriber")
+    func addressReuseIsANewSubscriber() throws {
+        let model = CounterModel()
+        let log = RenderLog()
+        var deadAddress: ObjectIdentifier?
+        do {
+            let view = LoggingView(log: log)
+            deadAddress = ObjectIdentifier(view)
+            model.subscribe(view: view)
+        }
+        var keptAlive: [LoggingView] = []
+        var reused: LoggingView?
+        for _ in 0..<10_000 {
+            let candidate = LoggingView(log: log)
+            if ObjectIdentifier(candidate) == deadAddress {
+                reused = candidate
+                break
+            }
+            keptAlive.append(candidate)
+        }
+        let newcomer = try #require(reused, "the allocator never reused the address; cannot check")
+        let rendersBefore = log.count
+        model.subscribe(view: newcomer)
+        #expect(log.count == rendersBefore + 1, "the newcomer gets its first render")
+        #expect(model.subscriberCount == 1)
+        model.increment()
+        #expect(log.count == rendersBefore + 2)
+    }
+
+    @Test("V3: subscribing the same view twice keeps one subscription and renders once")
+    func duplicateSubscribeIsIgnored() {
+        let model = CounterModel()
+        let recorder = StateRecorder<Counter>()
+        model.subscribe(view: recorder)
+        model.subscribe(view: recorder)
+        #expect(model.subscriberCount == 1)
+        model.increment()
+        #expect(recorder.history == [Counter(), Counter(count: 1)])
+    }
+
+    @Test("V3: unsubscribing a view that is not subscribed does nothing")
+    func unsubscribeUnknownViewIsHarmless() {
+        let model = CounterModel()
+        let subscribed = StateRecorder<Counter>()
+        let stranger = StateRecorder<Counter>()
+        model.subscribe(view: subscribed)
+        model.unsubscribe(view: stranger)
+        model.unsubscribe(view: subscribed)
+        model.unsubscribe(view: subscribed)
+        model.increment()
+        #expect(model.subscriberCount == 0)
+        #expect(subscribed.history == [Counter()])
+        #expect(stranger.history.isEmpty)
+    }
+
+    @Test("subscribe and unsubscribe stay exact with 10 000 views, in any order", arguments: [1, 2, 10_000])
+    func manySubscribers(count: Int) {
+        let model = CounterModel()
+        let views = (0..<count).map { _ in StateRecorder<Counter>() }
+        for view in views { model.subscribe(view: view) }
+        #expect(model.subscriberCount == count)
+        for view in views.enumerated() where view.offset.isMultiple(of: 2) {
+            model.unsubscribe(view: view.element)
+        }
+        model.increment()
+        for (index, view) in views.enumerated() {
+            #expect(view.history.count == (index.isMultiple(of: 2) ? 1 : 2))
+        }
+        #expect(model.subscriberCount == count / 2)
+    }
+
+    @Test("a view subscribed inside a transaction gets the committed state when the transaction ends")
+    func subscribeInsideTransaction() {
+        let model = CounterModel()
+        let recorder = StateRecorder<Counter>()
+        model.write {
+            model.state.count = 1
+            model.subscribe(view: recorder)
+            #expect(recorder.history.isEmpty, "never a draft")
+            model.state.count = 2
+        }
+        #expect(recorder.history == [Counter(count: 2)])
+    }
+
+    @Test("dead views are pruned as subscribers come and go")
+    func deadViewsDoNotAccumulate() {
+        let model = CounterModel()
+        let keeper = StateRecorder<Counter>()
+        model.subscribe(view: keeper)
+        for _ in 0..<1_000 {
+            model.subscribe(view: StateRecorder<Counter>())
+        }
+        #expect(model.subscriberCount == 1)
+        model.increment()
+        #expect(keeper.history.count == 2)
+    }
+}
