@@ -1,0 +1,117 @@
+/// A node of a scope tree: work that runs exactly while the node is active.
+///
+/// Subclass it and override the lifecycle hooks, or use ``AnonymousBehavior`` for one-off work. A behavior is
+/// ``ActivityState/detached`` until it is attached to a ``Scope``; it is ``ActivityState/active`` while that
+/// scope is active, and ``ActivityState/attached`` otherwise. Whatever it stores into the `cancellables` of
+/// ``willActivate(cancellables:)`` is cancelled when it deactivates, so closures there may capture `self`
+/// strongly: the cycle ends with the activation.
+///
+/// ```swift
+/// final class Clock: Behavior {
+///     override func willActivate(cancellables: inout Set<AnyCancellable>) {
+///         Task { [self] in
+///             while !Task.isCancelled { tick(); try? await Task.sleep(for: .seconds(1)) }
+///         }.store(in: &cancellables)
+///     }
+/// }
+/// root.host(Clock())
+/// ```
+///
+/// Hosts hold their children strongly; a behavior never keeps its host alive. Changes made from inside a
+/// hook (`attach`, `detach`, `host`, `evict`) run after the current change of the tree completes.
+/// See <doc:TheLifecycle> for the exact order of the hooks.
+@MainActor
+open class Behavior {
+    /// The scope hosting this behavior, if any.
+    public internal(set) weak var host: Scope?
+
+    /// The lifecycle state of this behavior.
+    public internal(set) var state: ActivityState
+
+    /// The cancellables of the current activation; empty when not active.
+    var activationCancellables: Set<AnyCancellable> = []
+
+    /// Creates a detached behavior.
+    public init() {
+        state = .detached
+    }
+
+    init(state: ActivityState) {
+        self.state = state
+    }
+
+    /// Attaches this behavior to `host`, moving it there if it is hosted elsewhere.
+    ///
+    /// If `host` is active, this behavior (and its subtree) activates. Attaching to the current host again
+    /// does nothing. Called from inside a lifecycle hook, the change runs once the current change completes.
+    ///
+    /// ```swift
+    /// if case .refused(let reason) = screen.attach(to: root) { print(reason) }
+    /// ```
+    ///
+    /// - Parameter host: The scope to attach to.
+    /// - Returns: ``AttachmentResult/accepted``, or ``AttachmentResult/refused(_:)`` with the reason when the
+    ///   attachment would break the tree, in which case nothing changes.
+    @discardableResult
+    public func attach(to host: Scope) -> AttachmentResult {
+        if let refusal = attachmentError(to: host) { return .refused(refusal) }
+        Lifecycle.perform(.attach(self, to: host))
+        return .accepted
+    }
+
+    /// Detaches this behavior from its host, deactivating it first if it is active.
+    ///
+    /// Its own children stay hosted by it and become ``ActivityState/attached``. Detaching a detached
+    /// behavior does nothing. Called from inside a lifecycle hook, the change runs once the current change
+    /// completes.
+    ///
+    /// - Returns: `true` if the behavior had a host.
+    @discardableResult
+    public func detach() -> Bool {
+        guard host != nil else { return false }
+        Lifecycle.perform(.detach(self))
+        return true
+    }
+
+    /// A receiver whose cancellables live exactly as long as the current activation.
+    ///
+    /// ```swift
+    /// session.events.sink { [self] in handle($0) }.store(in: whileActiveReceiver)
+    /// ```
+    public var whileActiveReceiver: WhileActiveReceiver {
+        WhileActiveReceiver(behavior: self)
+    }
+
+    /// Called when this behavior is attached to a host; ``state`` is already ``ActivityState/attached``.
+    open func willAttach() {}
+
+    /// Called when this behavior activates; ``state`` is already ``ActivityState/active``.
+    ///
+    /// Start the work here and store what cancels it in `cancellables`. Each activation gets a new, empty set.
+    ///
+    /// - Parameter cancellables: Cancelled when this activation ends.
+    open func willActivate(cancellables: inout Set<AnyCancellable>) {}
+
+    /// Called when this behavior is about to deactivate, before its cancellables are cancelled.
+    open func willDeactivate() {}
+
+    /// Called after this behavior deactivated and its cancellables were cancelled.
+    open func didDeactivate() {}
+
+    /// Called when this behavior is about to leave its host; it is still ``ActivityState/attached``.
+    open func willDetach() {}
+
+    /// Called after this behavior left its host; it is ``ActivityState/detached``.
+    open func didDetach() {}
+
+    /// Why attaching to `candidate` would break the tree, if it would.
+    func attachmentError(to candidate: Scope) -> AttachmentError? {
+        if self is RootScope { return .rootScopeCannotBeAttached }
+        var ancestor: Scope? = candidate
+        while let node = ancestor {
+            if node === self { return node === candidate ? .cannotAttachToItself : .cannotAttachToDescendant }
+            ancestor = node.host
+        }
+        return nil
+    }
+}

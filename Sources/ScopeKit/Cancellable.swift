@@ -1,0 +1,102 @@
+#if canImport(Combine)
+    @_exported public import Combine
+#else
+    import Synchronization
+
+    /// Something whose work can be stopped. Mirrors Combine's protocol of the same name on platforms without
+    /// Combine, so code that stores cancellables reads the same everywhere.
+    public protocol Cancellable {
+        /// Stops the work. Calling it more than once has no further effect.
+        func cancel()
+    }
+
+    extension Cancellable {
+        /// Wraps this cancellable in an ``AnyCancellable`` and adds it to `set`.
+        ///
+        /// - Parameter set: The set that owns the cancellable from now on.
+        public func store(in set: inout Set<AnyCancellable>) {
+            AnyCancellable(self).store(in: &set)
+        }
+    }
+
+    /// A type-erased cancellable that cancels itself when it is deallocated.
+    ///
+    /// Mirrors Combine's `AnyCancellable` on platforms without Combine. Cancelling is thread-safe and runs
+    /// the cancel action at most once.
+    ///
+    /// ```swift
+    /// let timer = AnyCancellable { stopTimer() }
+    /// timer.store(in: &cancellables)
+    /// ```
+    public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
+        private let action: () -> Void
+        private let isCancelled = Atomic<Bool>(false)
+
+        /// Creates a cancellable that runs `cancel` the first time it is cancelled or deallocated.
+        ///
+        /// - Parameter cancel: The action that stops the work.
+        public init(_ cancel: @escaping @Sendable () -> Void) {
+            action = cancel
+        }
+
+        /// Creates a cancellable that cancels `cancellable` the first time it is cancelled or deallocated.
+        ///
+        /// - Parameter cancellable: The cancellable to wrap.
+        public init(_ cancellable: some Cancellable) {
+            action = cancellable.cancel
+        }
+
+        deinit {
+            cancel()
+        }
+
+        /// Runs the cancel action, once.
+        public func cancel() {
+            guard !isCancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            action()
+        }
+
+        /// Adds this cancellable to `set`, which then owns it.
+        ///
+        /// - Parameter set: The set to store into.
+        public func store(in set: inout Set<AnyCancellable>) {
+            set.insert(self)
+        }
+
+        /// Appends this cancellable to `collection`, which then owns it.
+        ///
+        /// - Parameter collection: The collection to store into.
+        public func store<C: RangeReplaceableCollection>(in collection: inout C) where C.Element == AnyCancellable {
+            collection.append(self)
+        }
+
+        public static func == (lhs: AnyCancellable, rhs: AnyCancellable) -> Bool {
+            lhs === rhs
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+#endif
+
+extension Task {
+    /// Cancels this task when `set` cancels or releases its cancellables.
+    ///
+    /// ```swift
+    /// Task { await refresh() }.store(in: &cancellables)
+    /// ```
+    ///
+    /// - Parameter set: The set that owns the task's cancellation from now on.
+    public func store(in set: inout Set<AnyCancellable>) {
+        AnyCancellable { self.cancel() }.store(in: &set)
+    }
+
+    /// Cancels this task when `receiver`'s behavior deactivates (at once, if it is not active).
+    ///
+    /// - Parameter receiver: The receiver of a behavior, such as ``Behavior/whileActiveReceiver``.
+    @MainActor
+    public func store(in receiver: WhileActiveReceiver) {
+        AnyCancellable { self.cancel() }.store(in: receiver)
+    }
+}

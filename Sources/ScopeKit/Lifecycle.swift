@@ -1,0 +1,101 @@
+/// Applies changes to scope trees one at a time.
+///
+/// A change requested while another is being applied (from inside a hook) waits in a queue and runs when the
+/// current one completes, so every hook sees a consistent tree and no node is ever active under an inactive
+/// host.
+@MainActor
+enum Lifecycle {
+    enum Change {
+        case attach(Behavior, to: Scope)
+        case detach(Behavior)
+        case evict(Behavior, from: Scope)
+        /// The behavior's host was deallocated while the behavior lives on.
+        case orphan(Behavior)
+    }
+
+    private static var isApplying = false
+    private static var queue: [Change] = []
+
+    static func perform(_ change: Change) {
+        if isApplying {
+            queue.append(change)
+            return
+        }
+        isApplying = true
+        apply(change)
+        var next = 0
+        while next < queue.count {
+            apply(queue[next])
+            next += 1
+        }
+        queue.removeAll(keepingCapacity: true)
+        isApplying = false
+    }
+
+    private static func apply(_ change: Change) {
+        switch change {
+        case .attach(let behavior, let host):
+            // Checked again: the tree may have changed since the request was queued.
+            guard behavior.host !== host, behavior.attachmentError(to: host) == nil else { return }
+            if behavior.host != nil { detach(behavior) }
+            behavior.host = host
+            host.children.append(behavior)
+            behavior.state = .attached
+            behavior.willAttach()
+            if host.state == .active { activate(behavior) }
+        case .detach(let behavior):
+            if behavior.host != nil { detach(behavior) }
+        case .evict(let behavior, let host):
+            if behavior.host === host { detach(behavior) }
+        case .orphan(let behavior):
+            if behavior.state != .detached { detach(behavior) }
+        }
+    }
+
+    private static func detach(_ behavior: Behavior) {
+        if behavior.state == .active { deactivate(behavior) }
+        behavior.willDetach()
+        if let host = behavior.host, let index = host.children.firstIndex(where: { $0 === behavior }) {
+            host.children.remove(at: index)
+        }
+        behavior.host = nil
+        behavior.state = .detached
+        behavior.didDetach()
+    }
+
+    /// Activates `behavior`, then its subtree, parents before children, siblings in attachment order.
+    private static func activate(_ behavior: Behavior) {
+        behavior.state = .active
+        var cancellables = Set<AnyCancellable>()
+        behavior.willActivate(cancellables: &cancellables)
+        behavior.activationCancellables.formUnion(cancellables)
+        guard let scope = behavior as? Scope else { return }
+        for child in scope.children {
+            activate(child)
+        }
+    }
+
+    /// Deactivates the subtree of `behavior`, children before parents, siblings in reverse attachment order,
+    /// then `behavior` itself.
+    private static func deactivate(_ behavior: Behavior) {
+        if let scope = behavior as? Scope {
+            for child in scope.children.reversed() where child.state == .active {
+                deactivate(child)
+            }
+        }
+        behavior.willDeactivate()
+        behavior.state = .attached
+        let cancellables = behavior.activationCancellables
+        behavior.activationCancellables = []
+        for cancellable in cancellables { cancellable.cancel() }
+        behavior.didDeactivate()
+    }
+
+    /// Called as a host is deallocated. Children that only the host kept alive go with it, their work
+    /// cancelled as their cancellables are released; children kept alive elsewhere are detached properly.
+    static func orphan(children: inout [Behavior]) {
+        for index in children.indices where !isKnownUniquelyReferenced(&children[index]) {
+            perform(.orphan(children[index]))
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/// A behavior that hosts other behaviors: an inner node of the tree.
+///
+/// Its children activate after it, in the order they were attached, and deactivate before it, in reverse
+/// order. It holds them strongly; they never hold it.
+///
+/// ```swift
+/// let screen = Scope()
+/// screen.host([header, list])
+/// root.host(screen)  // screen, then header, then list activate
+/// ```
+@MainActor
+open class Scope: Behavior {
+    /// The behaviors this scope hosts, in attachment order.
+    public internal(set) var children: [Behavior] = []
+
+    /// Creates a detached scope with no children.
+    public override init() {
+        super.init()
+    }
+
+    override init(state: ActivityState) {
+        super.init(state: state)
+    }
+
+    isolated deinit {
+        Lifecycle.orphan(children: &children)
+    }
+
+    /// Attaches `behavior` to this scope; the same as `behavior.attach(to: self)`.
+    ///
+    /// - Parameter behavior: The behavior to host.
+    public func host(_ behavior: Behavior) {
+        behavior.attach(to: self)
+    }
+
+    /// Attaches each of `behaviors` to this scope, in order.
+    ///
+    /// - Parameter behaviors: The behaviors to host.
+    public func host(_ behaviors: [Behavior]) {
+        for behavior in behaviors { host(behavior) }
+    }
+
+    /// Detaches `behavior` if this scope is its host; does nothing otherwise.
+    ///
+    /// - Parameter behavior: The behavior to let go.
+    public func evict(_ behavior: Behavior) {
+        guard behavior.host === self else { return }
+        Lifecycle.perform(.evict(behavior, from: self))
+    }
+
+    /// Detaches each of `behaviors` whose host is this scope.
+    ///
+    /// - Parameter behaviors: The behaviors to let go.
+    public func evict(_ behaviors: [Behavior]) {
+        for behavior in behaviors { evict(behavior) }
+    }
+}
+
+/// The top of a scope tree: always ``ActivityState/active``, never hosted.
+///
+/// Keep the root alive for as long as the tree should run; releasing it tears the tree down and cancels the
+/// work of every active node.
+///
+/// ```swift
+/// let root = RootScope()
+/// root.host(AppScope())
+/// ```
+@MainActor
+public final class RootScope: Scope {
+    /// Creates an active root with no children.
+    public override init() {
+        super.init(state: .active)
+    }
+}
+
+/// A behavior made from a closure, for work that needs no class of its own.
+///
+/// ```swift
+/// root.host(AnonymousBehavior { cancellables in
+///     Task { await sync() }.store(in: &cancellables)
+/// })
+/// ```
+@MainActor
+public final class AnonymousBehavior: Behavior {
+    private let onActivate: (inout Set<AnyCancellable>) -> Void
+
+    /// Creates a detached behavior that runs `onActivate` at each activation.
+    ///
+    /// - Parameter onActivate: Starts the work and stores what cancels it in the set it is given.
+    public init(_ onActivate: @escaping (inout Set<AnyCancellable>) -> Void) {
+        self.onActivate = onActivate
+        super.init()
+    }
+
+    /// Runs the closure given at creation.
+    ///
+    /// - Parameter cancellables: Cancelled when this activation ends.
+    public override func willActivate(cancellables: inout Set<AnyCancellable>) {
+        onActivate(&cancellables)
+    }
+}
