@@ -1,0 +1,194 @@
+import ScopeKit
+import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+@Suite("Ownership and re-entrancy")
+@MainActor
+struct OwnershipTests {
+    @Test("S7: releasing the root cancels every active node's work and frees every node")
+    func releasingTheRootTearsDown() {
+        let journal = Journal()
+        let counter = CancelCounter()
+        weak var weakRoot: RootScope?
+        weak var weakScope: Node?
+        weak var weakLeaf: Node?
+        do {
+            let root = RootScope()
+            let scope = Node("scope", journal: journal)
+            let leaf = Node("leaf", journal: journal)
+            leaf.onActivate = { counter.cancellable().store(in: &$0) }
+            scope.host(leaf)
+            root.host(scope)
+            (weakRoot, weakScope, weakLeaf) = (root, scope, leaf)
+            #expect(counter.count == 0)
+        }
+        #expect(weakRoot == nil)
+        #expect(weakScope == nil)
+        #expect(weakLeaf == nil)
+        #expect(counter.count == 1)
+        #expect(journal.entries.filter { $0.hasSuffix(".cancel") }.sorted() == ["leaf.cancel", "scope.cancel"])
+    }
+
+    @Test("S7: children never keep their host alive, not even through a hook")
+    func childrenDoNotRetainHosts() {
+        let journal = Journal()
+        let leaf = Node("leaf", journal: journal)
+        weak var weakScope: Node?
+        do {
+            let scope = Node("scope", journal: journal)
+            scope.hooks["willActivate"] = { _ in }
+            scope.host(leaf)
+            weakScope = scope
+        }
+        #expect(weakScope == nil)
+    }
+
+    @Test("S7: a node kept alive elsewhere ends detached, its work cancelled, when its host is freed")
+    func orphanEndsDetached() {
+        let journal = Journal()
+        let orphan = Node("orphan", journal: journal)
+        let grandchild = Node("grandchild", journal: journal)
+        orphan.host(grandchild)
+        do {
+            let root = RootScope()
+            root.host(orphan)
+            #expect(orphan.state == .active)
+            _ = journal.take()
+        }
+        #expect(orphan.state == .detached)
+        #expect(orphan.host == nil)
+        #expect(grandchild.state == .attached)
+        #expect(
+            journal.take() == [
+                "grandchild.willDeactivate", "grandchild.cancel", "grandchild.didDeactivate",
+                "orphan.willDeactivate", "orphan.cancel", "orphan.didDeactivate",
+                "orphan.willDetach", "orphan.didDetach",
+            ]
+        )
+    }
+
+    @Test(
+        "S8: attach and detach from inside every hook run after it, and the invariants hold after each hook",
+        arguments: ["willAttach", "willActivate", "willDeactivate", "didDeactivate", "willDetach", "didDetach"]
+    )
+    func reentrantChangesFromEveryHook(hook: String) {
+        let journal = Journal()
+        let root = RootScope()
+        journal.root = root
+        let host = Node("host", journal: journal)
+        let actor = Node("actor", journal: journal)
+        let newcomer = Node("newcomer", journal: journal)
+        let leaver = Node("leaver", journal: journal)
+        root.host([host, leaver])
+        var ran = false
+        actor.hooks[hook] = { _ in
+            guard !ran else { return }
+            ran = true
+            newcomer.attach(to: host)
+            leaver.detach()
+            host.evict(actor)
+            journal.record("hook.returned")
+        }
+        host.host(actor)
+        actor.detach()
+        let entries = journal.entries
+        #expect(ran)
+        #expect(journal.violations.isEmpty)
+        #expect(newcomer.state == .active)
+        #expect(leaver.state == .detached)
+        #expect(actor.state == .detached)
+        // The changes ran after the hook that asked for them returned.
+        let returned = entries.firstIndex(of: "hook.returned")!
+        #expect(entries.firstIndex(of: "newcomer.willAttach")! > returned)
+        #expect(entries.firstIndex(of: "leaver.willDetach")! > returned)
+    }
+
+    @Test("S8: a node can move itself and release its host from inside its own hooks")
+    func reentrantSelfMove() {
+        let journal = Journal()
+        let root = RootScope()
+        journal.root = root
+        let first = Node("first", journal: journal)
+        let second = Node("second", journal: journal)
+        let mover = Node("mover", journal: journal)
+        root.host([first, second])
+        mover.hooks["willActivate"] = { node in
+            if node.host === first { node.attach(to: second) }
+        }
+        first.host(mover)
+        #expect(mover.host === second)
+        #expect(mover.state == .active)
+        #expect(first.children.isEmpty)
+        #expect(journal.violations.isEmpty)
+    }
+
+    @Test("S9: whileActiveReceiver keeps work for the activation, and cancels at once when not active")
+    func whileActiveReceiver() {
+        let root = RootScope()
+        let scope = Scope()
+        let counter = CancelCounter()
+
+        counter.cancellable().store(in: scope.whileActiveReceiver)
+        #expect(counter.count == 1, "stored while detached: cancelled at once")
+
+        root.host(scope)
+        counter.cancellable().store(in: scope.whileActiveReceiver)
+        #expect(counter.count == 1, "stored while active: kept")
+        scope.detach()
+        #expect(counter.count == 2, "cancelled at deactivation")
+    }
+
+    @Test("S9: storing into whileActiveReceiver from the scope's own willActivate keeps it for that activation")
+    func whileActiveReceiverFromWillActivate() {
+        let journal = Journal()
+        let root = RootScope()
+        let scope = Node("scope", journal: journal)
+        let counter = CancelCounter()
+        scope.hooks["willActivate"] = { node in
+            counter.cancellable().store(in: node.whileActiveReceiver)
+        }
+        root.host(scope)
+        #expect(counter.count == 0)
+        scope.detach()
+        #expect(counter.count == 1)
+        root.host(scope)
+        #expect(counter.count == 1)
+        scope.detach()
+        #expect(counter.count == 2)
+    }
+
+    @Test("S10: 100 000 attach/detach cycles leave nothing behind")
+    func cyclesLeaveNothingBehind() {
+        let root = RootScope()
+        let scope = Scope()
+        root.host(scope)
+        let behavior = AnonymousBehavior { cancellables in
+            AnyCancellable {}.store(in: &cancellables)
+        }
+        for _ in 0..<1_000 {
+            behavior.attach(to: scope)
+            behavior.detach()
+        }
+        let before = residentBytes()
+        for _ in 0..<100_000 {
+            behavior.attach(to: scope)
+            behavior.detach()
+        }
+        let growth = residentBytes() - before
+        #expect(growth < 2 * 1024 * 1024, "memory grew by \(growth) bytes over 100 000 cycles")
+        #expect(scope.children.isEmpty)
+        #expect(behavior.state == .detached)
+    }
+}
+
+/// The resident memory of this process, from `/proc` where it exists.
+private func residentBytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+    return pages * 4096
+}
