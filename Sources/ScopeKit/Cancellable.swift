@@ -70,10 +70,12 @@
             collection.append(self)
         }
 
+        /// Two values are equal when they are the same instance.
         public static func == (lhs: AnyCancellable, rhs: AnyCancellable) -> Bool {
             lhs === rhs
         }
 
+        /// Hashes the identity of the instance.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(ObjectIdentifier(self))
         }

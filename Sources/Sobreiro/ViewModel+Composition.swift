@@ -91,10 +91,12 @@ public final class StateSubscription: Sendable, Hashable {
         cancellation()
     }
 
+    /// Two values are equal when they are the same instance.
     public static func == (lhs: StateSubscription, rhs: StateSubscription) -> Bool {
         lhs === rhs
     }
 
+    /// Hashes the identity of the instance.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }

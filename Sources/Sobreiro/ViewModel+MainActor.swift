@@ -91,7 +91,7 @@ final class MainActorRelay<View: MainActorStatefulView>: @unchecked Sendable {
 
 /// Tells whether the calling code runs on the main dispatch queue, the home of the main actor.
 enum MainQueue {
-    private nonisolated(unsafe) static let key: DispatchSpecificKey<Void> = {
+    private static let key: DispatchSpecificKey<Void> = {
         let key = DispatchSpecificKey<Void>()
         DispatchQueue.main.setSpecific(key: key, value: ())
         return key

@@ -1,12 +1,13 @@
+import Dispatch
+import Sobreiro
+import Synchronization
+import Testing
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Dispatch
-import Sobreiro
-import Synchronization
-import Testing
 
 struct Counter: ViewState {
     var count = 0

@@ -57,9 +57,15 @@ struct TransactionTests {
         let recorder = StateRecorder(subscribedTo: model)
         #expect(throws: Failure.self) {
             switch form {
-            case 0: try model.write { model.state.count = 99; throw Failure() }
+            case 0:
+                try model.write {
+                    model.state.count = 99; throw Failure()
+                }
             case 1: try model.update { throw Failure() }
-            default: try model.write { (state: inout Counter) in state.count = 99; throw Failure() }
+            default:
+                try model.write { (state: inout Counter) in
+                    state.count = 99; throw Failure()
+                }
             }
         }
         #expect(model.state.count == 7)

@@ -1,0 +1,81 @@
+import Benchmark
+import Contenders
+import Dispatch
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal, .instructions],
+        scalingFactor: .kilo,
+        maxDuration: .seconds(2),
+        maxIterations: 1_000
+    )
+    register(SobreiroContender.self)
+    register(FloorContender.self)
+    register(OpenCombineContender.self)
+    register(ObservationContender.self)
+}
+
+/// Registers every scenario for `C`. Names read "scenario | contender", which `Scripts/ratios.py` relies on.
+func register<C: Contender>(_: C.Type) {
+    func scenario(_ name: String, _ kind: Scenario, _ body: @escaping @Sendable (Benchmark) -> Void) {
+        guard C.supports(kind) else { return }
+        Benchmark("\(name) | \(C.name)") { benchmark in body(benchmark) }
+    }
+
+    scenario("1 write, 0 subscribers", .write) { benchmark in
+        let store = C(value: 0)
+        for index in benchmark.scaledIterations { store.write(index + 1) }
+    }
+    scenario("2 write, 1 render", .write) { benchmark in
+        let store = C(value: 0)
+        let sink = Sink()
+        let handle = store.attach(sink)
+        for index in benchmark.scaledIterations { store.write(index + 1) }
+        blackHole(handle)
+        precondition(sink.renderCount > benchmark.scaledIterations.count)
+    }
+    scenario("3 write, 100 renders", .fanOut) { benchmark in
+        let store = C(value: 0)
+        let sink = Sink()
+        let handles = (0..<100).map { _ in store.attach(sink) }
+        for index in benchmark.scaledIterations { store.write(index + 1) }
+        blackHole(handles)
+    }
+    scenario("4 duplicate write", .dedup) { benchmark in
+        let store = C(value: 7)
+        let sink = Sink()
+        let handle = store.attach(sink)
+        for _ in benchmark.scaledIterations { store.write(7) }
+        blackHole(handle)
+        precondition(sink.renderCount == 1)
+    }
+    scenario("5 chain of 10 models", .chain) { benchmark in
+        let stores = (0..<10).map { _ in C(value: 0) }
+        let links = zip(stores, stores.dropFirst()).map { $0.chain(to: $1) }
+        let sink = Sink()
+        let handle = stores[9].attach(sink)
+        for index in benchmark.scaledIterations { stores[0].write(index + 1) }
+        blackHole((links, handle))
+    }
+    scenario("6 contended writes, 2 threads, 1 render", .contended) { benchmark in
+        let store = C(value: 0)
+        let sink = Sink()
+        let handle = store.attach(sink)
+        let perThread = benchmark.scaledIterations.count / 2
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for index in 0..<perThread { store.write(index * 2 + thread + 1) }
+        }
+        blackHole(handle)
+    }
+    for live in [10, 10_000] {
+        scenario("7 subscribe+unsubscribe at \(live)", .churn) { benchmark in
+            let store = C(value: 0)
+            let sink = Sink()
+            let handles = (0..<live).map { _ in store.attach(sink) }
+            for _ in benchmark.scaledIterations {
+                store.detach(store.attach(sink))
+            }
+            blackHole(handles)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks live in their own package so that their dependencies never enter the graph of Sobreiro's users.
+let package = Package(
+    name: "SobreiroBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Sobreiro", path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
+    ],
+    targets: [
+        .target(
+            name: "Contenders",
+            dependencies: [
+                .product(name: "Sobreiro", package: "Sobreiro"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ]
+        ),
+        .executableTarget(
+            name: "CoreBenchmarks",
+            dependencies: ["Contenders", .product(name: "Benchmark", package: "package-benchmark")],
+            path: "Benchmarks/CoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "ScopeKitBenchmarks",
+            dependencies: [
+                .product(name: "ScopeKit", package: "Sobreiro"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/ScopeKitBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(name: "WritePathProbe", dependencies: ["Contenders"]),
+    ]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.swiftLanguageMode(.v6)]
+}

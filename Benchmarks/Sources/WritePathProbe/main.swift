@@ -1,0 +1,38 @@
+import Contenders
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Runs one core write path a given number of times, for instruction counts under
+// `valgrind --tool=callgrind`. `Scripts/callgrind.sh` runs it twice with different counts and divides the
+// difference, which cancels out start-up.
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let count = Int(arguments[3]) else {
+    print("usage: WritePathProbe <Sobreiro|Floor|OpenCombine> <write0|write1|fanout100|dedup> <count>")
+    exit(2)
+}
+
+func run<C: Contender>(_: C.Type, path: String, count: Int) {
+    let store = C(value: 0)
+    let sink = Sink()
+    let subscribers: Int
+    switch path {
+    case "write0": subscribers = 0
+    case "write1", "dedup": subscribers = 1
+    case "fanout100": subscribers = 100
+    default: fatalError("unknown path \(path)")
+    }
+    let handles = (0..<subscribers).map { _ in store.attach(sink) }
+    for index in 0..<count {
+        store.write(path == "dedup" ? 0 : index + 1)
+    }
+    withExtendedLifetime(handles) {}
+}
+
+switch arguments[1] {
+case "Sobreiro": run(SobreiroContender.self, path: arguments[2], count: count)
+case "Floor": run(FloorContender.self, path: arguments[2], count: count)
+case "OpenCombine": run(OpenCombineContender.self, path: arguments[2], count: count)
+default: fatalError("unknown contender \(arguments[1])")
+}
