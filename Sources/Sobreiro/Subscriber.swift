@@ -8,7 +8,7 @@ public import Synchronization
 final class Subscriber<State>: @unchecked Sendable {
     /// The object that receives states. `nil` once it is deallocated.
     @usableFromInline
-    weak var target: AnyObject?
+    weak let target: AnyObject?
 
     /// The identity the subscription was made under; stays valid after the target dies.
     @usableFromInline
@@ -19,11 +19,13 @@ final class Subscriber<State>: @unchecked Sendable {
 
     /// The version of the last state handed to `receive`; 0 before the first render.
     @usableFromInline
+    @exclusivity(unchecked)
     var deliveredVersion: UInt64 = 0
 
     @usableFromInline
     let isCancelled = Atomic<Bool>(false)
 
+    @usableFromInline
     init(target: AnyObject, receive: @escaping (AnyObject, State) -> Void) {
         self.target = target
         self.key = ObjectIdentifier(target)

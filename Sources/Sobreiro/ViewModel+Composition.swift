@@ -19,7 +19,7 @@ extension ViewModel {
     ///   - onChange: Called with each new state of `model`, never while a lock is held.
     /// - Returns: A token that cancels this one subscription. Dropping it does not cancel anything.
     @discardableResult
-    public func subscribe<S>(to model: ViewModel<S>, onChange: @escaping (S) -> Void) -> StateSubscription {
+    public final func subscribe<S>(to model: ViewModel<S>, onChange: @escaping (S) -> Void) -> StateSubscription {
         model.subscription(of: self) { _, state in onChange(state) }
     }
 
@@ -48,7 +48,7 @@ extension ViewModel {
     ///   - onChange: An instance method of this model's type, such as `Parent.childDidChange`.
     /// - Returns: A token that cancels this one subscription. Dropping it does not cancel anything.
     @discardableResult
-    public func subscribe<S>(
+    public final func subscribe<S>(
         to model: ViewModel<S>,
         onChange: @escaping (Self) -> (S) -> Void
     ) -> StateSubscription {
@@ -60,7 +60,7 @@ extension ViewModel {
     /// Stops following `model`. Does nothing if this model does not follow it.
     ///
     /// - Parameter model: A model passed to `subscribe(to:onChange:)` before.
-    public func unsubscribe<S>(from model: ViewModel<S>) {
+    public final func unsubscribe<S>(from model: ViewModel<S>) {
         model.removeSubscriber(for: self)
     }
 

@@ -16,7 +16,7 @@ extension ViewModel {
     ///
     /// - Parameter view: The main-actor renderer to keep up to date.
     @MainActor
-    public func subscribe<V: MainActorStatefulView>(view: V) where V.State == State {
+    public final func subscribe<V: MainActorStatefulView>(view: V) where V.State == State {
         let relay = MainActorRelay(view: view)
         let subscriber = Subscriber<State>(target: view) { _, state in relay.receive(state) }
         relay.onMainActor { add(subscriber, for: view, replacingLive: false) }
@@ -27,7 +27,7 @@ extension ViewModel {
     ///
     /// - Parameter view: A view passed to ``subscribe(view:)-(V)`` before.
     @MainActor
-    public func unsubscribe<V: MainActorStatefulView>(view: V) where V.State == State {
+    public final func unsubscribe<V: MainActorStatefulView>(view: V) where V.State == State {
         removeSubscriber(for: view)
     }
 }
@@ -35,19 +35,14 @@ extension ViewModel {
 /// Carries states from any thread to one main-actor view, keeping only the latest one in flight.
 final class MainActorRelay<View: MainActorStatefulView>: @unchecked Sendable {
     private weak var view: View?
-    private let lock = Lock()
-    /// The latest state waiting for the main actor; guarded by `lock`.
-    private var pending: View.State?
+    /// The latest state waiting for the main actor.
+    private let pending = Mutex<View.State?>(nil)
     /// A thread known to be running on the main actor right now, or 0.
     private let mainActorThread = Atomic<UInt>(0)
 
     @MainActor
     init(view: View) {
         self.view = view
-    }
-
-    deinit {
-        lock.deallocate()
     }
 
     /// Runs `body`, which the caller runs on the main actor, letting renders it triggers on this thread run
@@ -62,16 +57,14 @@ final class MainActorRelay<View: MainActorStatefulView>: @unchecked Sendable {
     /// Called by the model's deliverer, one state at a time in commit order.
     func receive(_ state: View.State) {
         if mainActorThread.load(ordering: .relaxed) == ThreadID.current || MainQueue.isCurrent {
-            lock.lock()
-            pending = nil  // this state is newer than any render still scheduled
-            lock.unlock()
+            pending.withLock { $0 = nil }  // this state is newer than any render still scheduled
             MainActor.assumeIsolated { view?.render(state: state) }
             return
         }
-        lock.lock()
-        let needsSchedule = pending == nil
-        pending = state
-        lock.unlock()
+        let needsSchedule = pending.withLock { pending in
+            defer { pending = state }
+            return pending == nil
+        }
         if needsSchedule {
             Task { @MainActor in self.renderPending() }
         }
@@ -79,10 +72,10 @@ final class MainActorRelay<View: MainActorStatefulView>: @unchecked Sendable {
 
     @MainActor
     private func renderPending() {
-        lock.lock()
-        let state = pending
-        pending = nil
-        lock.unlock()
+        let state = pending.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }
         if let state, let view {
             view.render(state: state)
         }

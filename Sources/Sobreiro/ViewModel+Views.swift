@@ -12,7 +12,8 @@ extension ViewModel {
     /// ```
     ///
     /// - Parameter view: The renderer to keep up to date.
-    public func subscribe<V: StatefulView>(view: V) where V.State == State {
+    @inlinable
+    public final func subscribe<V: StatefulView>(view: V) where V.State == State {
         let subscriber = Subscriber<State>(target: view) { target, state in
             unsafeDowncast(target, to: V.self).render(state: state)
         }
@@ -22,7 +23,7 @@ extension ViewModel {
     /// Stops rendering into `view`. Does nothing if `view` is not subscribed.
     ///
     /// - Parameter view: A view passed to ``subscribe(view:)-(V)`` before.
-    public func unsubscribe<V: StatefulView>(view: V) where V.State == State {
+    public final func unsubscribe<V: StatefulView>(view: V) where V.State == State {
         removeSubscriber(for: view)
     }
 }

@@ -24,53 +24,50 @@ public import Synchronization
 ///
 /// See <doc:ThreadingAndReentrancy> for the exact delivery guarantees.
 open class ViewModel<State: ViewState>: @unchecked Sendable {
+    /// Guards every `@exclusivity(unchecked)` field below.
     @usableFromInline
-    let lock = Lock()
+    final let lock = Mutex(())
 
     /// The thread running a transaction on this model, or 0. Read without the lock to recognise nesting:
     /// only the owning thread ever finds its own ID here.
     @usableFromInline
-    let transactionOwner = Atomic<UInt>(0)
+    final let transactionOwner = Atomic<UInt>(0)
 
     /// The committed state, or inside a transaction the state being built. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    var current: State
+    final var current: State
 
     /// Counts commits that changed the state. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    var version: UInt64 = 1
+    final var version: UInt64 = 1
 
     /// Counts assignments to `state` inside the running transaction. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    var assignments: UInt64 = 0
+    final var assignments: UInt64 = 0
 
     /// Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    var subscribers: SubscriberList<State> = .empty
+    final var subscribers: SubscriberList<State> = .empty
 
     /// The thread delivering states to subscribers, or 0. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    var deliverer: UInt = 0
+    final var deliverer: UInt = 0
 
     /// Set when a subscriber waits for its first state from the active deliverer. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    var hasPendingFirstRenders = false
+    final var hasPendingFirstRenders = false
 
     /// Creates a view model holding `initialState`.
     ///
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
     public init(initialState: State) {
         current = initialState
-    }
-
-    deinit {
-        lock.deallocate()
     }
 
     /// The last committed state; inside a transaction on its own thread, the state being built.
@@ -84,15 +81,15 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     ///     if cacheIsWarm { state = .loaded(cache) }  // subscribers hear only the final value
     /// }
     /// ```
-    public var state: State {
+    public final var state: State {
         @inlinable
         get {
             if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
                 return current
             }
-            lock.lock()
-            defer { lock.unlock() }
-            return current
+            var committed: State?
+            lock.withLock { _ in committed = current }
+            return committed!
         }
         @inlinable
         set {
@@ -124,7 +121,7 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// - Parameter transaction: Code that assigns ``state`` any number of times.
     /// - Throws: What `transaction` throws, after rolling the state back.
     @inlinable
-    public func write(_ transaction: () throws -> Void) rethrows {
+    public final func write<E: Error>(_ transaction: () throws(E) -> Void) throws(E) {
         try perform(transaction)
     }
 
@@ -137,8 +134,8 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// - Parameter builder: Returns the new state; it may read ``state`` to derive it.
     /// - Throws: What `builder` throws; the state is then left as it was.
     @inlinable
-    public func update(_ builder: () throws -> State) rethrows {
-        try perform {
+    public final func update<E: Error>(_ builder: () throws(E) -> State) throws(E) {
+        try perform { () throws(E) in
             let newState = try builder()
             current = newState
             assignments &+= 1
@@ -165,8 +162,8 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// - Throws: What `body` throws; the state is then left as it was.
     @inlinable
     @discardableResult
-    public func write<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        try perform {
+    public final func write<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+        try perform { () throws(E) -> R in
             let assignmentsBefore = assignments
             var draft = current
             let result = try body(&draft)
@@ -186,7 +183,7 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// The number of live subscribers: views plus view models. Deallocated subscribers do not count.
     ///
     /// - Complexity: O(*n*) in the number of subscriptions.
-    public var subscriberCount: Int {
+    public final var subscriberCount: Int {
         withLockUnlessInTransaction { subscribers.liveCount }
     }
 }

@@ -4,7 +4,7 @@ import Dispatch
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .mallocCountTotal, .instructions],
+        metrics: [.wallClock, .mallocCountTotal],
         scalingFactor: .kilo,
         maxDuration: .seconds(2),
         maxIterations: 1_000
@@ -24,12 +24,14 @@ func register<C: Contender>(_: C.Type) {
 
     scenario("1 write, 0 subscribers", .write) { benchmark in
         let store = C(value: 0)
+        benchmark.startMeasurement()
         for index in benchmark.scaledIterations { store.write(index + 1) }
     }
     scenario("2 write, 1 render", .write) { benchmark in
         let store = C(value: 0)
         let sink = Sink()
         let handle = store.attach(sink)
+        benchmark.startMeasurement()
         for index in benchmark.scaledIterations { store.write(index + 1) }
         blackHole(handle)
         precondition(sink.renderCount > benchmark.scaledIterations.count)
@@ -38,6 +40,7 @@ func register<C: Contender>(_: C.Type) {
         let store = C(value: 0)
         let sink = Sink()
         let handles = (0..<100).map { _ in store.attach(sink) }
+        benchmark.startMeasurement()
         for index in benchmark.scaledIterations { store.write(index + 1) }
         blackHole(handles)
     }
@@ -45,6 +48,7 @@ func register<C: Contender>(_: C.Type) {
         let store = C(value: 7)
         let sink = Sink()
         let handle = store.attach(sink)
+        benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { store.write(7) }
         blackHole(handle)
         precondition(sink.renderCount == 1)
@@ -54,6 +58,7 @@ func register<C: Contender>(_: C.Type) {
         let links = zip(stores, stores.dropFirst()).map { $0.chain(to: $1) }
         let sink = Sink()
         let handle = stores[9].attach(sink)
+        benchmark.startMeasurement()
         for index in benchmark.scaledIterations { stores[0].write(index + 1) }
         blackHole((links, handle))
     }
@@ -62,6 +67,7 @@ func register<C: Contender>(_: C.Type) {
         let sink = Sink()
         let handle = store.attach(sink)
         let perThread = benchmark.scaledIterations.count / 2
+        benchmark.startMeasurement()
         DispatchQueue.concurrentPerform(iterations: 2) { thread in
             for index in 0..<perThread { store.write(index * 2 + thread + 1) }
         }
@@ -72,6 +78,7 @@ func register<C: Contender>(_: C.Type) {
             let store = C(value: 0)
             let sink = Sink()
             let handles = (0..<live).map { _ in store.attach(sink) }
+            benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
                 store.detach(store.attach(sink))
             }

@@ -3,50 +3,48 @@ import ScopeKit
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .mallocCountTotal, .instructions],
+        metrics: [.wallClock, .mallocCountTotal],
         maxDuration: .seconds(2),
         maxIterations: 200
     )
 
     for size in [1_000, 10_000] {
         Benchmark("activate+deactivate a tree of \(size) nodes") { benchmark async in
-            let rounds = benchmark.scaledIterations.count
-            await MainActor.run { activateAndDeactivate(treeOf: size, rounds: rounds) }
+            nonisolated(unsafe) let benchmark = benchmark
+            await MainActor.run {
+                let (root, top) = makeTree(of: size)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    root.host(top)
+                    top.detach()
+                }
+            }
         }
     }
 
     Benchmark("attach+detach one behavior", configuration: .init(scalingFactor: .kilo)) { benchmark async in
-        let rounds = benchmark.scaledIterations.count
-        await MainActor.run { attachAndDetach(rounds: rounds) }
+        nonisolated(unsafe) let benchmark = benchmark
+        await MainActor.run {
+            let root = RootScope()
+            let behavior = AnonymousBehavior { _ in }
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                root.host(behavior)
+                behavior.detach()
+            }
+        }
     }
 }
 
-/// A tree of `size` scopes, ten children to a parent, attached to an active root and detached again.
+/// A detached tree of `size` scopes, ten children to a parent, and an active root to attach it to.
 @MainActor
-func activateAndDeactivate(treeOf size: Int, rounds: Int) {
-    let root = RootScope()
+func makeTree(of size: Int) -> (RootScope, Scope) {
     let top = Scope()
     var scopes = [top]
-    var count = 1
-    while count < size {
-        let parent = scopes[(count - 1) / 10]
+    while scopes.count < size {
         let child = Scope()
-        parent.host(child)
+        scopes[(scopes.count - 1) / 10].host(child)
         scopes.append(child)
-        count += 1
     }
-    for _ in 0..<rounds {
-        root.host(top)
-        top.detach()
-    }
-}
-
-@MainActor
-func attachAndDetach(rounds: Int) {
-    let root = RootScope()
-    let behavior = AnonymousBehavior { _ in }
-    for _ in 0..<rounds {
-        root.host(behavior)
-        behavior.detach()
-    }
+    return (RootScope(), top)
 }

@@ -24,8 +24,9 @@ func run<C: Contender>(_: C.Type, path: String, count: Int) {
     default: fatalError("unknown path \(path)")
     }
     let handles = (0..<subscribers).map { _ in store.attach(sink) }
+    let step = path == "dedup" ? 0 : 1
     for index in 0..<count {
-        store.write(path == "dedup" ? 0 : index + 1)
+        store.write(index * step)
     }
     withExtendedLifetime(handles) {}
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Runs the core benchmarks once and prints the table of ratios that BENCHMARKS.md reports.
+
+Usage, from the Benchmarks folder:  python3 Scripts/ratios.py [saved-output.txt]
+Every number in one table comes from one run, so the ratios compare like with like on a noisy machine.
+"""
+import re
+import subprocess
+import sys
+
+CONTENDERS = ["Sobreiro", "Floor", "OpenCombine", "Observation"]
+
+
+def run_benchmarks():
+    command = ["swift", "package", "benchmark", "--target", "CoreBenchmarks|ScopeKitBenchmarks",
+               "--time-units", "nanoseconds", "--no-progress"]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def parse(text):
+    """Maps benchmark name -> {'ns': median wall clock per operation, 'mallocs': median mallocs per operation}."""
+    results, name = {}, None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("│", "╒", "╞", "├", "╘")) and "|" in stripped or \
+                stripped.startswith(("activate+deactivate", "attach+detach")):
+            name = stripped
+            results[name] = {}
+            continue
+        cells = [cell.strip() for cell in stripped.strip("│").split("│")]
+        if name is None or len(cells) < 4:
+            continue
+        if cells[0].startswith("Time (wall clock)"):
+            results[name]["ns"] = float(cells[3])
+        elif cells[0].startswith("Malloc (total)"):
+            results[name]["mallocs"] = float(cells[3])
+    return results
+
+
+def main():
+    text = open(sys.argv[1]).read() if len(sys.argv) > 1 else run_benchmarks()
+    results = parse(text)
+    scenarios = sorted({name.split(" | ")[0] for name in results if " | " in name})
+
+    def ns(scenario, contender):
+        return results.get(f"{scenario} | {contender}", {}).get("ns")
+
+    def mallocs(scenario, contender):
+        return results.get(f"{scenario} | {contender}", {}).get("mallocs")
+
+    def ratio(a, b):
+        return f"{a / b:.2f}×" if a is not None and b else "n/a"
+
+    print("| scenario | Sobreiro ns/op | Floor ns/op | OpenCombine ns/op | Observation ns/op "
+          "| Sobreiro ÷ Floor | OpenCombine ÷ Sobreiro | Observation ÷ Sobreiro | Sobreiro mallocs/op |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for scenario in scenarios:
+        values = [ns(scenario, contender) for contender in CONTENDERS]
+        cells = [f"{value:.0f}" if value is not None else "n/a" for value in values]
+        sob, floor, combine, observation = values
+        print(f"| {scenario} | " + " | ".join(cells) +
+              f" | {ratio(sob, floor)} | {ratio(combine, sob)} | {ratio(observation, sob)} "
+              f"| {mallocs(scenario, 'Sobreiro'):.0f} |")
+
+    print()
+    fan, one = "3 write, 100 renders", "2 write, 1 render"
+    for contender in ["Sobreiro", "Floor"]:
+        extra = (ns(fan, contender) - ns(one, contender)) / 99
+        print(f"- cost per extra subscriber, {contender}: {extra:.1f} ns")
+    sob_extra = (ns(fan, "Sobreiro") - ns(one, "Sobreiro")) / 99
+    floor_extra = (ns(fan, "Floor") - ns(one, "Floor")) / 99
+    print(f"- per-extra-subscriber ratio, Sobreiro ÷ Floor: {sob_extra / floor_extra:.2f}×")
+    for contender in ["Sobreiro", "Floor", "OpenCombine"]:
+        small, large = ns("7 subscribe+unsubscribe at 10", contender), ns("7 subscribe+unsubscribe at 10000", contender)
+        print(f"- churn at 10 000 ÷ churn at 10, {contender}: {ratio(large, small)}")
+    for name in sorted(results):
+        if " | " not in name:
+            print(f"- {name}: {results[name].get('ns', 0):.0f} ns per round, "
+                  f"{results[name].get('mallocs', 0):.0f} mallocs per round")
+
+
+if __name__ == "__main__":
+    main()
