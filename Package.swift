@@ -18,6 +18,7 @@ let package = Package(
         .executableTarget(name: "Playground", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"], path: "Playground"),
         .testTarget(name: "SobreiroTests", dependencies: ["Sobreiro", "SobreiroTesting"]),
         .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit"]),
+        .testTarget(name: "SobreiroScopeKitTests", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
         .testTarget(name: "SobreiroTestingTests", dependencies: ["Sobreiro", "SobreiroTesting"]),
     ]
 )

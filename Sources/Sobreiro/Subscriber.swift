@@ -44,6 +44,7 @@ final class Subscriber<State>: @unchecked Sendable {
         return true
     }
 
+    @inlinable
     func cancel() {
         isCancelled.store(true, ordering: .releasing)
     }

@@ -18,6 +18,7 @@ enum SubscriberList<State> {
     }
 
     /// The number of subscribers whose target is still alive.
+    @inlinable
     var liveCount: Int {
         switch self {
         case .empty: 0
@@ -30,6 +31,7 @@ enum SubscriberList<State> {
     /// is always replaced; a live subscription of `target` is replaced only if `replacingLive` is set.
     ///
     /// - Returns: `false` when `target` was already subscribed and nothing changed.
+    @inlinable
     mutating func insert(_ subscriber: Subscriber<State>, for target: AnyObject, replacingLive: Bool) -> Bool {
         switch self {
         case .empty:
@@ -69,16 +71,19 @@ enum SubscriberList<State> {
     }
 
     /// Removes the subscription of `target`, if any.
+    @inlinable
     mutating func remove(target: AnyObject) {
         remove(key: ObjectIdentifier(target)) { $0.target === target }
     }
 
     /// Removes `subscriber` itself, and not a later subscription of the same target.
+    @inlinable
     mutating func remove(_ subscriber: Subscriber<State>) {
         remove(key: subscriber.key) { $0 === subscriber }
     }
 
-    private mutating func remove(key: ObjectIdentifier, where matches: (Subscriber<State>) -> Bool) {
+    @inlinable
+    mutating func remove(key: ObjectIdentifier, where matches: (Subscriber<State>) -> Bool) {
         switch self {
         case .empty:
             return
@@ -101,7 +106,7 @@ enum SubscriberList<State> {
     }
 
     /// Drops subscribers whose targets are deallocated.
-    @usableFromInline
+    @inlinable
     mutating func removeDeadSubscribers() {
         switch self {
         case .empty:
@@ -115,7 +120,8 @@ enum SubscriberList<State> {
         }
     }
 
-    private static func removeDead(
+    @inlinable
+    static func removeDead(
         from entries: inout ContiguousArray<Subscriber<State>>,
         positions: inout [ObjectIdentifier: Int]
     ) {

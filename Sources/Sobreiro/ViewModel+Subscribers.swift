@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 extension ViewModel {
     /// Adds `subscriber` for `target` and gives it the current state.
@@ -7,7 +7,7 @@ extension ViewModel {
     /// (that thread then delivers it, in order, after its current round) or this thread is inside a
     /// transaction of this model (it comes when the transaction ends, never as an uncommitted draft).
     /// A live subscription of `target` is kept as it is, or replaced if `replacingLive` is set.
-    @usableFromInline
+    @inlinable
     final func add(_ subscriber: Subscriber<State>, for target: AnyObject, replacingLive: Bool) {
         let thread = ThreadID.current
         // nil: nothing to render now. Otherwise the state to render and whether this thread became the deliverer.
@@ -35,11 +35,13 @@ extension ViewModel {
 
     /// Removes the subscription of `target`, if any. It receives nothing after this returns, unless a
     /// delivery on another thread is already calling it.
+    @inlinable
     final func removeSubscriber(for target: AnyObject) {
         withLockUnlessInTransaction { subscribers.remove(target: target) }
     }
 
     /// Removes exactly `subscriber`, leaving any newer subscription of the same target in place.
+    @inlinable
     final func remove(_ subscriber: Subscriber<State>) {
         withLockUnlessInTransaction { subscribers.remove(subscriber) }
     }

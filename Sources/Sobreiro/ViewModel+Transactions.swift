@@ -107,6 +107,7 @@ extension ViewModel {
     }
 
     /// Runs `body` with exclusive access to the guarded fields.
+    @inlinable
     final func withLockUnlessInTransaction<R>(_ body: () -> R) -> R {
         if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
             return body()

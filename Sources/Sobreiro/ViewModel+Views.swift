@@ -23,6 +23,7 @@ extension ViewModel {
     /// Stops rendering into `view`. Does nothing if `view` is not subscribed.
     ///
     /// - Parameter view: A view passed to ``subscribe(view:)-(V)`` before.
+    @inlinable
     public final func unsubscribe<V: StatefulView>(view: V) where V.State == State {
         removeSubscriber(for: view)
     }

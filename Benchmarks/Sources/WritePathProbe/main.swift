@@ -9,7 +9,7 @@ import Contenders
 // difference, which cancels out start-up.
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {
-    print("usage: WritePathProbe <Sobreiro|Floor|OpenCombine> <write0|write1|fanout100|dedup> <count>")
+    print("usage: WritePathProbe <Sobreiro|Floor|OpenCombine> <write0|write1|fanout100|dedup|churn10> <count>")
     exit(2)
 }
 
@@ -21,9 +21,14 @@ func run<C: Contender>(_: C.Type, path: String, count: Int) {
     case "write0": subscribers = 0
     case "write1", "dedup": subscribers = 1
     case "fanout100": subscribers = 100
+    case "churn10": subscribers = 10
     default: fatalError("unknown path \(path)")
     }
     let handles = (0..<subscribers).map { _ in store.attach(sink) }
+    if path == "churn10" {
+        for _ in 0..<count { store.detach(store.attach(sink)) }
+        return
+    }
     let step = path == "dedup" ? 0 : 1
     for index in 0..<count {
         store.write(index * step)
