@@ -10,26 +10,36 @@ extension ViewModel {
     @inlinable
     final func add(_ subscriber: Subscriber<State>, for target: AnyObject, replacingLive: Bool) {
         let thread = ThreadID.current
-        // nil: nothing to render now. Otherwise the state to render and whether this thread became the deliverer.
-        let firstRender = withLockUnlessInTransaction { () -> (state: State, becameDeliverer: Bool)? in
+        // nil: nothing to render now. Otherwise the state to render and, if this thread became the deliverer,
+        // the round it must finish.
+        let firstRender = withLockUnlessInTransaction { () -> (state: State, round: Round?)? in
             guard subscribers.insert(subscriber, for: target, replacingLive: replacingLive) else { return nil }
-            let inTransaction = transactionOwner.load(ordering: .relaxed) == thread
-            if inTransaction || (deliverer != 0 && deliverer != thread) {
+            if transactionOwner.load(ordering: .relaxed) == thread {
                 hasPendingFirstRenders = true
                 return nil
             }
-            // Either nobody is delivering, or this thread is, further up the stack (a render subscribing), and
-            // its current snapshot does not include the new subscriber.
+            if isDelivering(on: thread) {
+                // A render subscribing: the current round's snapshot does not include the new subscriber.
+                subscriber.deliveredVersion = version
+                return (current, nil)
+            }
+            guard becomeDelivererOrRequestRound(on: thread) else {
+                return nil  // the active deliverer gives the new subscriber its first state in its next round
+            }
             subscriber.deliveredVersion = version
-            let becameDeliverer = deliverer == 0
-            if becameDeliverer { deliverer = thread }
-            return (current, becameDeliverer)
+            // Everyone else already has this version: the round only finishes the deliverer's turn.
+            let round = Round(
+                state: current,
+                version: version,
+                subscribers: .empty,
+                requests: deliveryRequests.load(ordering: .relaxed)
+            )
+            return (current, round)
         }
         guard let firstRender else { return }
         subscriber.receive(target, firstRender.state)
-        if firstRender.becameDeliverer {
-            // Delivers only what was committed meanwhile: everyone else already has this version.
-            deliver(Round(state: firstRender.state, version: subscriber.deliveredVersion, subscribers: .empty))
+        if let round = firstRender.round {
+            deliver(round, on: thread)
         }
     }
 

@@ -23,7 +23,7 @@ extension ViewModel {
             }
             round = finishTransaction(changed: current != before, on: thread)
         }
-        if let round { deliver(round) }
+        if let round { deliver(round, on: thread) }
         return result!
     }
 
@@ -42,68 +42,21 @@ extension ViewModel {
         }
     }
 
-    /// Ends the transaction running under the lock. If this thread should now deliver, makes it the deliverer
-    /// and returns the first round to deliver.
+    /// Ends the transaction running under the lock and asks for a delivery round if subscribers need one.
     ///
-    /// - Returns: `nil` when there is nothing to say, nobody to tell, or another delivery loop (maybe this
-    ///   thread's, further up the stack) will pick the new version up in its next round.
+    /// - Returns: The round this thread must deliver once the lock is released; `nil` when there is nothing to
+    ///   say, nobody to tell, or an active deliverer (maybe this thread, further up the stack) will pick the new
+    ///   state up in its next round.
     @inlinable
     @inline(__always)
     final func finishTransaction(changed: Bool, on thread: UInt) -> Round? {
         transactionOwner.store(0, ordering: .relaxed)
         assignments = 0
         if changed { version &+= 1 }
-        guard changed || hasPendingFirstRenders, deliverer == 0, !subscribers.isEmpty else { return nil }
-        deliverer = thread
-        return nextRound()
-    }
-
-    /// One state to deliver to one snapshot of the subscribers.
-    @usableFromInline
-    struct Round {
-        @usableFromInline let state: State
-        @usableFromInline let version: UInt64
-        @usableFromInline let subscribers: SubscriberList<State>
-
-        @inlinable
-        init(state: State, version: UInt64, subscribers: SubscriberList<State>) {
-            self.state = state
-            self.version = version
-            self.subscribers = subscribers
-        }
-    }
-
-    /// Takes the next round for the deliverer. Called under the lock.
-    @inlinable
-    final func nextRound() -> Round {
+        guard changed || hasPendingFirstRenders, !subscribers.isEmpty else { return nil }
         hasPendingFirstRenders = false
-        return Round(state: current, version: version, subscribers: subscribers)
-    }
-
-    /// Delivers `first`, then every newer state, one round per version, until none is left; then gives up the
-    /// deliverer role. Called by the deliverer, without the lock.
-    @inlinable
-    final func deliver(_ first: Round) {
-        var round = first
-        while true {
-            let sawDead = round.subscribers.deliver(round.state, version: round.version)
-            let delivered = round.version
-            if sawDead {
-                // Release the snapshot first, so that pruning does not copy the list.
-                round = Round(state: round.state, version: delivered, subscribers: .empty)
-            }
-            var next: Round?
-            lock.withLock { _ in
-                if sawDead { subscribers.removeDeadSubscribers() }
-                if version != delivered || hasPendingFirstRenders {
-                    next = nextRound()
-                } else {
-                    deliverer = 0
-                }
-            }
-            guard let next else { return }
-            round = next
-        }
+        guard becomeDelivererOrRequestRound(on: thread) else { return nil }
+        return currentRound()
     }
 
     /// Runs `body` with exclusive access to the guarded fields.

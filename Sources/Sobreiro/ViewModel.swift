@@ -53,12 +53,16 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @exclusivity(unchecked)
     final var subscribers: SubscriberList<State> = .empty
 
-    /// The thread delivering states to subscribers, or 0. Guarded by `lock`.
+    /// Whether a thread delivers, and how many delivery rounds were asked for: see `ViewModel+Delivery.swift`.
+    /// Changed under `lock`, except when the deliverer gives up its role.
     @usableFromInline
-    @exclusivity(unchecked)
-    final var deliverer: UInt = 0
+    final let deliveryRequests = Atomic<UInt64>(0)
 
-    /// Set when a subscriber waits for its first state from the active deliverer. Guarded by `lock`.
+    /// The thread delivering states to subscribers, or 0.
+    @usableFromInline
+    final let deliveringThread = Atomic<UInt>(0)
+
+    /// Set when a subscriber added inside a transaction waits for its first state. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
     final var hasPendingFirstRenders = false

@@ -22,10 +22,11 @@ func run<C: Contender>(_: C.Type, path: String, count: Int) {
     case "write1", "dedup": subscribers = 1
     case "fanout100": subscribers = 100
     case "churn10": subscribers = 10
+    case "churn10000": subscribers = 10_000
     default: fatalError("unknown path \(path)")
     }
     let handles = (0..<subscribers).map { _ in store.attach(sink) }
-    if path == "churn10" {
+    if path.hasPrefix("churn") {
         for _ in 0..<count { store.detach(store.attach(sink)) }
         return
     }
