@@ -143,6 +143,14 @@ struct OwnershipTests {
         #expect(counter.count == 2, "cancelled at deactivation")
     }
 
+    @Test("S9: a receiver whose behavior is gone cancels at once")
+    func receiverOfDeallocatedBehavior() {
+        let counter = CancelCounter()
+        let receiver = Scope().whileActiveReceiver
+        counter.cancellable().store(in: receiver)
+        #expect(counter.count == 1)
+    }
+
     @Test("S9: storing into whileActiveReceiver from the scope's own willActivate keeps it for that activation")
     func whileActiveReceiverFromWillActivate() {
         let journal = Journal()

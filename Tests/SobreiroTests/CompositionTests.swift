@@ -142,4 +142,18 @@ struct CompositionTests {
         #expect(second.count == 2)
         #expect(counter.subscriberCount == 1)
     }
+
+    @Test("tokens are distinct values that can be kept in a set")
+    func tokensAreHashable() {
+        let counter = CounterModel()
+        let first = CounterModel()
+        let second = CounterModel()
+        let tokens: Set = [
+            first.subscribe(to: counter) { _ in },
+            second.subscribe(to: counter) { _ in },
+        ]
+        #expect(tokens.count == 2)
+        for token in tokens { token.cancel() }
+        #expect(counter.subscriberCount == 0)
+    }
 }
