@@ -22,13 +22,19 @@
 /// See <doc:TheLifecycle> for the exact order of the hooks.
 @MainActor
 open class Behavior {
+    // The tree's fields skip Swift's dynamic exclusivity checks, which otherwise dominate the cost of a change:
+    // the main actor already serialises every access, and no access to them overlaps a callback.
+
     /// The scope hosting this behavior, if any.
+    @exclusivity(unchecked)
     public internal(set) weak var host: Scope?
 
     /// The lifecycle state of this behavior.
+    @exclusivity(unchecked)
     public internal(set) var state: ActivityState
 
     /// The cancellables of the current activation; empty when not active.
+    @exclusivity(unchecked)
     var activationCancellables: Set<AnyCancellable> = []
 
     /// Creates a detached behavior.

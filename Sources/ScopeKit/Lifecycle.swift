@@ -13,7 +13,9 @@ enum Lifecycle {
         case orphan(Behavior)
     }
 
+    @exclusivity(unchecked)
     private static var isApplying = false
+    @exclusivity(unchecked)
     private static var queue: [Change] = []
 
     static func perform(_ change: Change) {

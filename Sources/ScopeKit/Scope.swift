@@ -11,6 +11,7 @@
 @MainActor
 open class Scope: Behavior {
     /// The behaviors this scope hosts, in attachment order.
+    @exclusivity(unchecked)
     public internal(set) var children: [Behavior] = []
 
     /// Creates a detached scope with no children.

@@ -170,27 +170,48 @@ struct OwnershipTests {
         #expect(counter.count == 2)
     }
 
-    @Test("S10: 100 000 attach/detach cycles leave nothing behind")
-    func cyclesLeaveNothingBehind() {
+    @Test("S10: 100 000 attach/detach cycles free every cancellable and leave the tree as it was")
+    func cyclesFreeEverything() {
         let root = RootScope()
         let scope = Scope()
         root.host(scope)
+        let counter = CancelCounter()
         let behavior = AnonymousBehavior { cancellables in
-            AnyCancellable {}.store(in: &cancellables)
+            counter.cancellable().store(in: &cancellables)
         }
-        for _ in 0..<1_000 {
-            behavior.attach(to: scope)
-            behavior.detach()
-        }
-        let before = residentBytes()
         for _ in 0..<100_000 {
             behavior.attach(to: scope)
             behavior.detach()
         }
-        let growth = residentBytes() - before
-        #expect(growth < 2 * 1024 * 1024, "memory grew by \(growth) bytes over 100 000 cycles")
+        #expect(counter.count == 100_000, "every activation's work was cancelled")
+        #expect(counter.live == 0, "and released")
         #expect(scope.children.isEmpty)
         #expect(behavior.state == .detached)
+    }
+
+    @Test("S10: memory stays flat over 100 000 attach/detach cycles (measured in a process of its own)")
+    func cyclesKeepMemoryFlat() async {
+        await #expect(processExitsWith: .success) {
+            await MainActor.run {
+                let root = RootScope()
+                let scope = Scope()
+                root.host(scope)
+                let behavior = AnonymousBehavior { cancellables in
+                    AnyCancellable {}.store(in: &cancellables)
+                }
+                @MainActor func cycle(_ times: Int) {
+                    for _ in 0..<times {
+                        behavior.attach(to: scope)
+                        behavior.detach()
+                    }
+                }
+                cycle(1_000)
+                let before = residentBytes()
+                cycle(100_000)
+                let growth = residentBytes() - before
+                precondition(growth < 1024 * 1024, "memory grew by \(growth) bytes over 100 000 cycles")
+            }
+        }
     }
 }
 

@@ -71,12 +71,35 @@ final class Node: Scope {
     override func didDetach() { log("didDetach") }
 }
 
-/// Counts how often the work it hands out is cancelled.
+/// Counts how often the work it hands out is cancelled, and how many of its cancel actions are still alive.
 final class CancelCounter: Sendable {
     private let cancellations = Atomic<Int>(0)
+    private let lives = Lives()
     var count: Int { cancellations.load(ordering: .relaxed) }
+    var live: Int { lives.count.load(ordering: .relaxed) }
 
     func cancellable() -> AnyCancellable {
-        AnyCancellable { [self] in cancellations.add(1, ordering: .relaxed) }
+        let token = LifetimeToken(lives)
+        return AnyCancellable { [self] in
+            withExtendedLifetime(token) { _ = cancellations.add(1, ordering: .relaxed) }
+        }
+    }
+
+    private final class Lives: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    /// Counted in `lives` for as long as it exists.
+    private final class LifetimeToken: Sendable {
+        private let lives: Lives
+
+        init(_ lives: Lives) {
+            self.lives = lives
+            lives.count.add(1, ordering: .relaxed)
+        }
+
+        deinit {
+            lives.count.subtract(1, ordering: .relaxed)
+        }
     }
 }

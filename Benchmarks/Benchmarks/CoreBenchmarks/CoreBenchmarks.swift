@@ -26,6 +26,8 @@ func register<C: Contender>(_: C.Type) {
         let store = C(value: 0)
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations { store.write(index + 1) }
+        benchmark.stopMeasurement()
+        blackHole(store)
     }
     scenario("2 write, 1 render", .write) { benchmark in
         let store = C(value: 0)
@@ -33,6 +35,7 @@ func register<C: Contender>(_: C.Type) {
         let handle = store.attach(sink)
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations { store.write(index + 1) }
+        benchmark.stopMeasurement()
         blackHole(handle)
         precondition(sink.renderCount > benchmark.scaledIterations.count)
     }
@@ -42,6 +45,7 @@ func register<C: Contender>(_: C.Type) {
         let handles = (0..<100).map { _ in store.attach(sink) }
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations { store.write(index + 1) }
+        benchmark.stopMeasurement()
         blackHole(handles)
     }
     scenario("4 duplicate write", .dedup) { benchmark in
@@ -50,6 +54,7 @@ func register<C: Contender>(_: C.Type) {
         let handle = store.attach(sink)
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { store.write(7) }
+        benchmark.stopMeasurement()
         blackHole(handle)
         precondition(sink.renderCount == 1)
     }
@@ -60,6 +65,7 @@ func register<C: Contender>(_: C.Type) {
         let handle = stores[9].attach(sink)
         benchmark.startMeasurement()
         for index in benchmark.scaledIterations { stores[0].write(index + 1) }
+        benchmark.stopMeasurement()
         blackHole((links, handle))
     }
     scenario("6 contended writes, 2 threads, 1 render", .contended) { benchmark in
@@ -71,6 +77,7 @@ func register<C: Contender>(_: C.Type) {
         DispatchQueue.concurrentPerform(iterations: 2) { thread in
             for index in 0..<perThread { store.write(index * 2 + thread + 1) }
         }
+        benchmark.stopMeasurement()
         blackHole(handle)
     }
     for live in [10, 10_000] {
@@ -82,6 +89,7 @@ func register<C: Contender>(_: C.Type) {
             for _ in benchmark.scaledIterations {
                 store.detach(store.attach(sink))
             }
+            benchmark.stopMeasurement()
             blackHole(handles)
         }
     }

@@ -18,6 +18,7 @@ let benchmarks: @Sendable () -> Void = {
                     root.host(top)
                     top.detach()
                 }
+                benchmark.stopMeasurement()
             }
         }
     }
@@ -32,6 +33,7 @@ let benchmarks: @Sendable () -> Void = {
                 root.host(behavior)
                 behavior.detach()
             }
+            benchmark.stopMeasurement()
         }
     }
 }
