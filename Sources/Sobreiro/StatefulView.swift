@@ -25,7 +25,7 @@ public protocol StatefulView: AnyObject {
 /// An object isolated to the main actor that draws a ``ViewState``: a UIKit or AppKit view, or an object
 /// that SwiftUI observes.
 ///
-/// Subscribing it (``ViewModel/subscribe(view:)-(V)``) from the main actor renders the current state at once.
+/// Subscribing it (`subscribe(view:)`) from the main actor renders the current state at once.
 /// A write made on the main queue renders synchronously; a write made anywhere else reaches the view
 /// asynchronously on the main actor. Several such writes are coalesced, and the view always ends on the
 /// latest state.

@@ -4,8 +4,7 @@ extension ViewModel {
     ///
     /// `model` holds this model weakly: once this model is deallocated the handler is dropped. The handler
     /// itself is held strongly, so a closure that captures `self` strongly keeps this model alive for as
-    /// long as `model` lives. Prefer the unapplied-method form
-    /// ``subscribe(to:onChange:)-(_,(Self)->(S)->Void)``, which captures nothing.
+    /// long as `model` lives. Prefer the overload that takes an unapplied method, which captures nothing.
     /// Subscribing again to the same `model` replaces the previous handler.
     ///
     /// ```swift

@@ -25,7 +25,7 @@ extension ViewModel {
     /// Stops rendering into a main-actor `view`. Does nothing if `view` is not subscribed. A render already
     /// scheduled for it is dropped.
     ///
-    /// - Parameter view: A view passed to ``subscribe(view:)-(V)`` before.
+    /// - Parameter view: A view passed to `subscribe(view:)` before.
     @MainActor
     public final func unsubscribe<V: MainActorStatefulView>(view: V) where V.State == State {
         removeSubscriber(for: view)

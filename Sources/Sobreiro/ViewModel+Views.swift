@@ -22,7 +22,7 @@ extension ViewModel {
 
     /// Stops rendering into `view`. Does nothing if `view` is not subscribed.
     ///
-    /// - Parameter view: A view passed to ``subscribe(view:)-(V)`` before.
+    /// - Parameter view: A view passed to `subscribe(view:)` before.
     @inlinable
     public final func unsubscribe<V: StatefulView>(view: V) where V.State == State {
         removeSubscriber(for: view)

@@ -2,10 +2,10 @@ public import Synchronization
 
 /// Holds the one state of a screen or domain and tells its subscribers about every change.
 ///
-/// The state changes only inside a transaction: ``write(_:)-(()->Void)``, ``update(_:)`` or the in-place
-/// ``write(_:)-((inout State)->R)``. A transaction runs under the model's lock, from any thread; subscribers
+/// The state changes only inside a transaction: ``write(_:)->()``, ``update(_:)`` or the in-place
+/// ``write(_:)->_``. A transaction runs under the model's lock, from any thread; subscribers
 /// hear about it once, after the lock is released, and only if the committed state differs from the previous
-/// one. Views subscribe with ``subscribe(view:)-(V)`` and are held weakly; other models subscribe with
+/// one. Views subscribe with `subscribe(view:)` and are held weakly; other models subscribe with
 /// ``subscribe(to:onChange:)-(_,(S)->Void)``.
 ///
 /// ```swift
@@ -76,7 +76,7 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
 
     /// The last committed state; inside a transaction on its own thread, the state being built.
     ///
-    /// Reading is allowed anywhere. Assigning is allowed only inside ``write(_:)-(()->Void)`` or
+    /// Reading is allowed anywhere. Assigning is allowed only inside ``write(_:)->()`` or
     /// ``update(_:)``: an assignment anywhere else is a programmer error and stops the program.
     ///
     /// ```swift
@@ -151,7 +151,7 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// `body` works on a private copy that is committed when it returns, so read and change the state
     /// through its argument only. Calling another transaction of this model from `body` would change the
     /// state behind that copy, which is a programmer error: it stops the program and names the fix. To
-    /// compose transactions through methods, use ``write(_:)-(()->Void)`` and assign ``state``.
+    /// compose transactions through methods, use ``write(_:)->()`` and assign ``state``.
     ///
     /// ```swift
     /// counter.write { $0.count += 1 }
