@@ -33,7 +33,16 @@ extension ViewModel {
     @inlinable
     @inline(__always)
     final func becomeDelivererOrRequestRound(on thread: UInt) -> Bool {
-        var expected = deliveryRequests.load(ordering: .relaxed)
+        // Acquiring: a previous deliverer's release makes its writes to subscribers visible to this one.
+        var expected = deliveryRequests.load(ordering: .acquiring)
+        if expected & 1 == 0 {
+            // Nobody delivers, and only lock holders (this thread, now) could start: a plain store suffices.
+            deliveryRequests.store((expected &+ 2) | 1, ordering: .relaxed)
+            deliveringThread.store(thread, ordering: .relaxed)
+            return true
+        }
+        // A deliverer is active and may give up its role at any moment: make the request atomically, and take
+        // over if it gave up first.
         while true {
             let (exchanged, original) = deliveryRequests.compareExchange(
                 expected: expected,
