@@ -10,20 +10,23 @@ extension ViewModel {
             return try performNested(body)
         }
         var result: R?
+        var failure: E?
         var round: Round?
-        try lock.withLock { _ throws(E) in
+        lock.withLock { _ in
             transactionOwner.store(thread, ordering: .relaxed)
             let before = current
             do throws(E) {
                 result = try body()
+                round = finishTransaction(changed: current != before, on: thread)
             } catch {
                 current = before
+                failure = error
+                // Even a rolled-back transaction may owe a first render to a view it subscribed.
                 round = finishTransaction(changed: false, on: thread)
-                throw error
             }
-            round = finishTransaction(changed: current != before, on: thread)
         }
         if let round { deliver(round, on: thread) }
+        if let failure { throw failure }
         return result!
     }
 

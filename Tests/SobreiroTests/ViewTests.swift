@@ -113,6 +113,23 @@ struct ViewTests {
         #expect(recorder.history == [Counter(count: 2)])
     }
 
+    @Test("a view subscribed inside a transaction that throws still gets the state, and delivery goes on")
+    func subscribeInsideThrowingTransaction() {
+        struct Failure: Error {}
+        let model = CounterModel()
+        let recorder = StateRecorder<Counter>()
+        #expect(throws: Failure.self) {
+            try model.write {
+                model.state.count = 1
+                model.subscribe(view: recorder)
+                throw Failure()
+            }
+        }
+        #expect(recorder.history == [Counter()])
+        model.increment()
+        #expect(recorder.history == [Counter(), Counter(count: 1)])
+    }
+
     @Test("dead views are pruned as subscribers come and go")
     func deadViewsDoNotAccumulate() {
         let model = CounterModel()
