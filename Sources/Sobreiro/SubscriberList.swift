@@ -6,7 +6,7 @@
 /// list is a cheap snapshot: deliveries iterate a snapshot outside the lock, and a later change copies the
 /// storage only if a snapshot is still alive.
 @usableFromInline
-enum SubscriberList<State> {
+enum SubscriberList<State>: Sendable {
     case empty
     case single(Subscriber<State>)
     case many(entries: ContiguousArray<Subscriber<State>>, positions: [ObjectIdentifier: Int], sweepAt: Int)

@@ -10,7 +10,7 @@ public import Synchronization
 extension ViewModel {
     /// One state to deliver to one snapshot of the subscribers.
     @usableFromInline
-    struct Round {
+    struct Round: Sendable {
         @usableFromInline let state: State
         @usableFromInline let version: UInt64
         @usableFromInline let subscribers: SubscriberList<State>
@@ -72,7 +72,7 @@ extension ViewModel {
     /// Delivers `first`, then further rounds while more are asked for, then gives up the deliverer role.
     /// Called by the deliverer, without the lock.
     @inlinable
-    final func deliver(_ first: Round, on thread: UInt) {
+    final func deliver(_ first: consuming Round, on thread: UInt) {
         var round = first
         while true {
             if round.subscribers.deliver(round.state, version: round.version) {
@@ -89,9 +89,7 @@ extension ViewModel {
             )
             if finished { return }
             deliveringThread.store(thread, ordering: .relaxed)
-            var next: Round?
-            lock.withLock { _ in next = currentRound() }
-            round = next!
+            round = lock.withLock { _ in currentRound() }
         }
     }
 

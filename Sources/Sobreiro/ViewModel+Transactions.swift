@@ -11,18 +11,17 @@ extension ViewModel {
         }
         var result: R?
         var failure: E?
-        var round: Round?
-        lock.withLock { _ in
+        let round = lock.withLock { _ -> Round? in
             transactionOwner.store(thread, ordering: .relaxed)
             let before = current
             do throws(E) {
                 result = try body()
-                round = finishTransaction(changed: current != before, on: thread)
+                return finishTransaction(changed: current != before, on: thread)
             } catch {
                 current = before
                 failure = error
                 // Even a rolled-back transaction may owe a first render to a view it subscribed.
-                round = finishTransaction(changed: false, on: thread)
+                return finishTransaction(changed: false, on: thread)
             }
         }
         if let round { deliver(round, on: thread) }
