@@ -113,8 +113,8 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// state differs from the previous one. A transaction started from inside another on the same thread
     /// joins it. If `transaction` throws, the state is restored and nobody is notified.
     ///
-    /// Keep transactions short and synchronous, and change other view models after them, not inside them:
-    /// two transactions that wait for each other's models on two threads would deadlock.
+    /// Keep transactions short and synchronous, and read or change other view models after them, not inside
+    /// them: two transactions that wait for each other's models on two threads would deadlock.
     ///
     /// ```swift
     /// viewModel.write {

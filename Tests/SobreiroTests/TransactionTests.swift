@@ -123,11 +123,14 @@ struct TransactionTests {
     }
 
     @Test("T4: setting state outside a transaction traps with a message naming write")
-    func settingOutsideTransactionTraps() async {
-        await #expect(processExitsWith: .failure) {
+    func settingOutsideTransactionTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let model = CounterModel()
             model.state = Counter(count: 1)
         }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("outside a transaction"))
+        #expect(message.contains("write {"))
     }
 
     @Test("T5: transactions nested through methods join the outer one: one notification")
@@ -143,15 +146,17 @@ struct TransactionTests {
         #expect(recorder.history == [Counter(), Counter(count: 12, label: "joined")])
     }
 
-    @Test("T5: a nested transaction that changes the copy an in-place write mutates traps")
-    func nestedWriteInsideInPlaceWriteTraps() async {
-        await #expect(processExitsWith: .failure) {
+    @Test("T5: a nested transaction that changes the copy an in-place write mutates traps, naming the fix")
+    func nestedWriteInsideInPlaceWriteTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let model = CounterModel()
             model.write { state in
                 state.count += 1
                 model.increment()
             }
         }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("Mutate $0 only"))
     }
 
     @Test("T5: the in-place write returns its body's result")
