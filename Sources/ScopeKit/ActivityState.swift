@@ -28,6 +28,9 @@ public enum AttachmentError: Error, Sendable, Equatable {
 public enum AttachmentResult: Sendable, Equatable {
     /// The behavior is attached to the host: now, or, when asked from inside a lifecycle hook, as soon as
     /// the current change of the tree completes. Also the answer when it was attached there already.
+    ///
+    /// A request from inside a hook is checked again when it runs: if the changes made in between would make
+    /// it break the tree, it is dropped.
     case accepted
     /// Nothing changed, for the reason given.
     case refused(AttachmentError)
