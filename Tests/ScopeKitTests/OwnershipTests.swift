@@ -108,7 +108,28 @@ struct OwnershipTests {
         #expect(entries.firstIndex(of: "leaver.willDetach")! > returned)
     }
 
-    @Test("S8: a node can move itself and release its host from inside its own hooks")
+    @Test("S6, S8: a queued attachment that the changes before it made circular is dropped")
+    func queuedCycleIsDropped() {
+        let journal = Journal()
+        let root = RootScope()
+        journal.root = root
+        let first = Node("first", journal: journal)
+        let second = Node("second", journal: journal)
+        let trigger = Node("trigger", journal: journal)
+        root.host([first, second, trigger])
+        var results: [AttachmentResult] = []
+        trigger.hooks["willDeactivate"] = { _ in
+            results.append(first.attach(to: second))
+            results.append(second.attach(to: first))  // a cycle only once the first request has run
+        }
+        trigger.detach()
+        #expect(results == [.accepted, .accepted])
+        #expect(first.host === second)
+        #expect(second.host === root)
+        #expect(journal.violations.isEmpty)
+    }
+
+    @Test("S8: a node can move itself to another host from inside its own hook")
     func reentrantSelfMove() {
         let journal = Journal()
         let root = RootScope()
