@@ -33,7 +33,10 @@ let package = Package(
             path: "Benchmarks/ScopeKitBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
-        .executableTarget(name: "WritePathProbe", dependencies: ["Contenders"]),
+        .executableTarget(
+            name: "WritePathProbe",
+            dependencies: ["Contenders", .product(name: "ScopeKit", package: "Sobreiro")]
+        ),
     ]
 )
 

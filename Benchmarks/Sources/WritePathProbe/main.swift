@@ -1,4 +1,5 @@
 import Contenders
+import ScopeKit
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +10,9 @@ import Contenders
 // difference, which cancels out start-up.
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {
-    print("usage: WritePathProbe <Sobreiro|Floor|OpenCombine> <write0|write1|fanout100|dedup|churn10> <count>")
+    print("usage: WritePathProbe <Sobreiro|Floor|OpenCombine> <path> <count>")
+    print("       path: write0, write1, fanout100, dedup, churn10 or churn10000")
+    print("       WritePathProbe ScopeKit tree <count>   (activates and deactivates a tree of 100 scopes)")
     exit(2)
 }
 
@@ -37,7 +40,26 @@ func run<C: Contender>(_: C.Type, path: String, count: Int) {
     withExtendedLifetime(handles) {}
 }
 
+/// Activates and deactivates a tree of 100 scopes `count` times: `valgrind` shows the same number of allocations
+/// for any `count`, so the cycle itself allocates nothing.
+@MainActor
+func cycleTree(count: Int) {
+    let root = RootScope()
+    let top = Scope()
+    var scopes = [top]
+    while scopes.count < 100 {
+        let child = Scope()
+        scopes[(scopes.count - 1) / 10].host(child)
+        scopes.append(child)
+    }
+    for _ in 0..<count {
+        root.host(top)
+        top.detach()
+    }
+}
+
 switch arguments[1] {
+case "ScopeKit": MainActor.assumeIsolated { cycleTree(count: count) }
 case "Sobreiro": run(SobreiroContender.self, path: arguments[2], count: count)
 case "Floor": run(FloorContender.self, path: arguments[2], count: count)
 case "OpenCombine": run(OpenCombineContender.self, path: arguments[2], count: count)
