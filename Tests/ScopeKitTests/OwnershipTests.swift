@@ -10,6 +10,15 @@ import Testing
 @Suite("Ownership and re-entrancy")
 @MainActor
 struct OwnershipTests {
+    let journal = Journal()
+    let root = RootScope()
+
+    init() {
+        journal.root = root
+    }
+
+    func node(_ name: String) -> Node { Node(name, journal: journal) }
+
     @Test("S7: releasing the root cancels every active node's work and frees every node")
     func releasingTheRootTearsDown() {
         let journal = Journal()
@@ -77,13 +86,10 @@ struct OwnershipTests {
         arguments: ["willAttach", "willActivate", "willDeactivate", "didDeactivate", "willDetach", "didDetach"]
     )
     func reentrantChangesFromEveryHook(hook: String) {
-        let journal = Journal()
-        let root = RootScope()
-        journal.root = root
-        let host = Node("host", journal: journal)
-        let actor = Node("actor", journal: journal)
-        let newcomer = Node("newcomer", journal: journal)
-        let leaver = Node("leaver", journal: journal)
+        let host = node("host")
+        let actor = node("actor")
+        let newcomer = node("newcomer")
+        let leaver = node("leaver")
         root.host([host, leaver])
         var ran = false
         actor.hooks[hook] = { _ in
@@ -110,12 +116,9 @@ struct OwnershipTests {
 
     @Test("S6, S8: a queued attachment that the changes before it made circular is dropped")
     func queuedCycleIsDropped() {
-        let journal = Journal()
-        let root = RootScope()
-        journal.root = root
-        let first = Node("first", journal: journal)
-        let second = Node("second", journal: journal)
-        let trigger = Node("trigger", journal: journal)
+        let first = node("first")
+        let second = node("second")
+        let trigger = node("trigger")
         root.host([first, second, trigger])
         var results: [AttachmentResult] = []
         trigger.hooks["willDeactivate"] = { _ in
@@ -131,12 +134,9 @@ struct OwnershipTests {
 
     @Test("S8: a node can move itself to another host from inside its own hook")
     func reentrantSelfMove() {
-        let journal = Journal()
-        let root = RootScope()
-        journal.root = root
-        let first = Node("first", journal: journal)
-        let second = Node("second", journal: journal)
-        let mover = Node("mover", journal: journal)
+        let first = node("first")
+        let second = node("second")
+        let mover = node("mover")
         root.host([first, second])
         mover.hooks["willActivate"] = { node in
             if node.host === first { node.attach(to: second) }
