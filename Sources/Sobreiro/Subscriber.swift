@@ -3,7 +3,8 @@ public import Synchronization
 /// One subscription of one object (a view or a view model) to one view model.
 ///
 /// The object is held weakly and never reassigned, so any thread may read it. `deliveredVersion` belongs to
-/// the model's single active deliverer; the model hands that role from thread to thread under its lock.
+/// the model's single active deliverer; handing that role from thread to thread orders the accesses (see
+/// `ViewModel+Delivery.swift`).
 @usableFromInline
 final class Subscriber<State>: @unchecked Sendable {
     /// The object that receives states. `nil` once it is deallocated.

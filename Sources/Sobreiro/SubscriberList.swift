@@ -2,9 +2,9 @@
 ///
 /// Zero or one subscriber needs no collection. Many keep an array to deliver from and a dictionary from
 /// identity to position, so subscribing and unsubscribing stay O(1) at any size (an unsubscribe moves the last
-/// entry into the freed slot, so the order among subscribers is not kept). A copy of the
-/// list is a cheap snapshot: deliveries iterate a snapshot outside the lock, and a later change copies the
-/// storage only if a snapshot is still alive.
+/// entry into the freed slot, so the order among subscribers is not kept). A copy of the list is a cheap
+/// snapshot: deliveries iterate a snapshot outside the lock, and a later change copies the storage only if a
+/// snapshot is still alive.
 @usableFromInline
 enum SubscriberList<State>: Sendable {
     case empty
