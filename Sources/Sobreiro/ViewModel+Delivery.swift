@@ -78,7 +78,7 @@ extension ViewModel {
             if round.subscribers.deliver(round.state, version: round.version) {
                 // Release the snapshot first, so that pruning does not copy the list.
                 round = Round(state: round.state, version: round.version, subscribers: .empty, requests: round.requests)
-                lock.withLock { _ in subscribers.removeDeadSubscribers() }
+                lock.withLock { subscribers.removeDeadSubscribers() }
             }
             deliveringThread.store(0, ordering: .relaxed)
             let (finished, _) = deliveryRequests.compareExchange(
@@ -89,7 +89,7 @@ extension ViewModel {
             )
             if finished { return }
             deliveringThread.store(thread, ordering: .relaxed)
-            round = lock.withLock { _ in currentRound() }
+            round = lock.withLock { currentRound() }
         }
     }
 

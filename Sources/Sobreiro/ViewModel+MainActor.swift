@@ -36,7 +36,7 @@ extension ViewModel {
 final class MainActorRelay<View: MainActorStatefulView>: @unchecked Sendable {
     private weak var view: View?
     /// The latest state waiting for the main actor.
-    private let pending = Mutex<View.State?>(nil)
+    private let pending = Locked<View.State?>(nil)
     /// A thread known to be running on the main actor right now, or 0.
     private let mainActorThread = Atomic<UInt>(0)
 

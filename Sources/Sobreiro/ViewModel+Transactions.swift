@@ -11,7 +11,7 @@ extension ViewModel {
         }
         var result: R?
         var failure: E?
-        let round = lock.withLock { _ -> Round? in
+        let round = lock.withLock { () -> Round? in
             transactionOwner.store(thread, ordering: .relaxed)
             let before = current
             do throws(E) {
@@ -68,7 +68,7 @@ extension ViewModel {
             return body()
         }
         var result: R?
-        lock.withLock { _ in result = body() }
+        lock.withLock { result = body() }
         return result!
     }
 }

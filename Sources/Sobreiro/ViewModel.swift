@@ -26,7 +26,7 @@ public import Synchronization
 open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// Guards every `@exclusivity(unchecked)` field below.
     @usableFromInline
-    final let lock = Mutex(())
+    final let lock = Lock()
 
     /// The thread running a transaction on this model, or 0. Read without the lock to recognise nesting:
     /// only the owning thread ever finds its own ID here.
@@ -74,6 +74,10 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
         current = initialState
     }
 
+    deinit {
+        lock.deallocate()
+    }
+
     /// The last committed state; inside a transaction on its own thread, the state being built.
     ///
     /// Reading is allowed anywhere. Assigning is allowed only inside ``write(_:)->()`` or
@@ -92,7 +96,7 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
                 return current
             }
             var committed: State?
-            lock.withLock { _ in committed = current }
+            lock.withLock { committed = current }
             return committed!
         }
         @inlinable

@@ -1,5 +1,4 @@
 public import Sobreiro
-import Synchronization
 
 /// A view that records every state a view model renders into it, for assertions in tests.
 ///
@@ -16,7 +15,7 @@ import Synchronization
 /// }
 /// ```
 public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
-    private let recorded = Mutex<[State]>([])
+    private let recorded = Locked<[State]>([])
 
     /// Creates a recorder that is not subscribed to anything yet.
     public init() {}

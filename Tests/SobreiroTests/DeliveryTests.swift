@@ -31,7 +31,7 @@ struct DeliveryTests {
     @Test("D2: write returns after every subscriber has rendered, on the writer's thread")
     func deliveryIsSynchronous() {
         let model = CounterModel()
-        let writerThread = Mutex<[Bool]>([])
+        let writerThread = Locked<[Bool]>([])
         let caller = currentThreadID()
         let views = (0..<3).map { _ in
             ProbeView<Counter> { _ in writerThread.withLock { $0.append(currentThreadID() == caller) } }
@@ -150,7 +150,7 @@ struct DeliveryTests {
     @Test("a view subscribed while another thread delivers gets its first state from that thread, in order")
     func subscribeDuringForeignDelivery() {
         let model = CounterModel()
-        let views = Mutex<[ProbeView<Counter>]>([])
+        let views = Locked<[ProbeView<Counter>]>([])
         expectCompletes {
             race(times: 4) { index in
                 for step in 0..<500 {

@@ -56,7 +56,7 @@ func expectCompletes(
 /// A view that records what it renders, runs a hook inside each render, and notices if it is ever called
 /// concurrently with itself.
 final class ProbeView<State: ViewState>: StatefulView, @unchecked Sendable {
-    private let recorded = Mutex<[State]>([])
+    private let recorded = Locked<[State]>([])
     private let inFlight = Atomic<Int>(0)
     private let overlaps = Atomic<Int>(0)
     let onRender: @Sendable (State) -> Void
