@@ -1,53 +1,98 @@
+public import Synchronization
+
 #if canImport(Darwin)
-    public import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-    public import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    public import Musl
+    import Musl
 #endif
 
-/// A non-recursive mutex in a heap cell of its own, so that it never moves.
+/// A non-recursive lock whose uncontended path is one atomic compare-and-exchange to lock and one exchange to
+/// unlock, inlined into the caller.
 ///
-/// It is a pthread mutex rather than `Synchronization.Mutex` because ThreadSanitizer understands pthread
-/// mutexes: `Mutex` takes its contended path inside an uninstrumented library, so ThreadSanitizer misses that
-/// acquisition and reports races on the data it guards. Debug builds use an error-checking mutex, so that
-/// locking twice on one thread stops at the faulty call instead of hanging.
+/// Contending threads sleep on a pthread condition variable. The design is that of a futex-based mutex, with
+/// the condition variable standing in for the futex: `state` is 0 when unlocked, 1 when locked, and 2 when
+/// locked with a thread possibly asleep; a thread that finds the lock taken marks it 2 and sleeps, and an
+/// unlock that finds 2 wakes one sleeper. Waiting and waking both happen under `parking.mutex`, so a wake-up
+/// cannot fall between a sleeper's check and its wait.
+///
+/// Unlike `Synchronization.Mutex`, every acquisition happens through atomics compiled into this module, so
+/// ThreadSanitizer sees it. (`Mutex` takes its contended path inside an uninstrumented library, and
+/// ThreadSanitizer then reports races on everything it guards.)
 @usableFromInline
-package struct Lock: @unchecked Sendable {
+package struct Lock: ~Copyable, @unchecked Sendable {
     @usableFromInline
-    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    let state = Atomic<UInt32>(0)
 
-    /// Creates an unlocked lock. Call ``deallocate()`` when its owner is deinitialized.
+    @usableFromInline
+    let parking: UnsafeMutablePointer<Parking>
+
+    /// Where contending threads sleep.
+    @usableFromInline
+    struct Parking {
+        var mutex = pthread_mutex_t()
+        var condition = pthread_cond_t()
+    }
+
+    /// Creates an unlocked lock.
     package init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        #if DEBUG
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        #endif
-        let result = pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
-        precondition(result == 0, "pthread_mutex_init failed with error \(result)")
+        parking = .allocate(capacity: 1)
+        parking.initialize(to: Parking())
+        let mutexResult = pthread_mutex_init(mutex, nil)
+        let conditionResult = pthread_cond_init(condition, nil)
+        precondition(mutexResult == 0 && conditionResult == 0, "cannot create a lock: pthread error")
     }
 
-    /// Releases the mutex. The lock must not be used afterwards.
-    package func deallocate() {
+    deinit {
+        pthread_cond_destroy(condition)
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        parking.deinitialize(count: 1)
+        parking.deallocate()
     }
 
-    /// Runs `body` while holding the lock.
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        UnsafeMutableRawPointer(parking).advanced(by: MemoryLayout<Parking>.offset(of: \.mutex)!)
+            .assumingMemoryBound(to: pthread_mutex_t.self)
+    }
+
+    private var condition: UnsafeMutablePointer<pthread_cond_t> {
+        UnsafeMutableRawPointer(parking).advanced(by: MemoryLayout<Parking>.offset(of: \.condition)!)
+            .assumingMemoryBound(to: pthread_cond_t.self)
+    }
+
+    /// Runs `body` while holding the lock. The lock is not re-entrant: locking it again from `body` deadlocks.
     @inlinable
     @inline(__always)
-    package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        let locked = pthread_mutex_lock(mutex)
-        assert(locked == 0, "pthread_mutex_lock failed with error \(locked): the lock is not re-entrant")
+    package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let (acquired, _) = state.compareExchange(
+            expected: 0,
+            desired: 1,
+            successOrdering: .acquiring,
+            failureOrdering: .relaxed
+        )
+        if !acquired { waitForLock() }
         defer {
-            let unlocked = pthread_mutex_unlock(mutex)
-            assert(unlocked == 0, "pthread_mutex_unlock failed with error \(unlocked)")
+            if state.exchange(0, ordering: .releasing) == 2 { wakeOneWaiter() }
         }
         return try body()
+    }
+
+    @usableFromInline
+    borrowing func waitForLock() {
+        pthread_mutex_lock(mutex)
+        // Whoever unlocks next sees 2 and wakes a sleeper; if the lock was free, this thread now holds it.
+        while state.exchange(2, ordering: .acquiring) != 0 {
+            pthread_cond_wait(condition, mutex)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    @usableFromInline
+    borrowing func wakeOneWaiter() {
+        pthread_mutex_lock(mutex)
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
     }
 }
 
@@ -59,10 +104,6 @@ package final class Locked<Value>: @unchecked Sendable {
     /// Creates a guarded `value`.
     package init(_ value: Value) {
         self.value = value
-    }
-
-    deinit {
-        lock.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.

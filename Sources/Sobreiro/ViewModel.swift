@@ -74,10 +74,6 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
         current = initialState
     }
 
-    deinit {
-        lock.deallocate()
-    }
-
     /// The last committed state; inside a transaction on its own thread, the state being built.
     ///
     /// Reading is allowed anywhere. Assigning is allowed only inside ``write(_:)->()`` or

@@ -1,0 +1,51 @@
+import Dispatch
+import Sobreiro
+import Testing
+
+private struct Failure: Error {}
+
+/// A counter whose increments are plain reads and writes, made safe only by the lock around them.
+private final class UnsafeCounter: @unchecked Sendable {
+    var value = 0
+}
+
+@Suite("Lock")
+struct LockTests {
+    @Test("excludes every other thread, uncontended and contended alike")
+    func mutualExclusion() {
+        let lock = Locked(())
+        let counter = UnsafeCounter()
+        expectCompletes {
+            race(times: 4) { _ in
+                for _ in 0..<50_000 {
+                    lock.withLock { _ in counter.value += 1 }
+                }
+            }
+        }
+        #expect(counter.value == 200_000)
+    }
+
+    @Test("threads that wait while the holder takes its time all get their turn")
+    func waitersWakeUp() {
+        let lock = Locked(0)
+        expectCompletes {
+            race(times: 4) { _ in
+                for _ in 0..<200 {
+                    lock.withLock { value in
+                        for _ in 0..<2_000 { value = value &+ 1 }
+                    }
+                }
+            }
+        }
+        #expect(lock.withLock { $0 } == 4 * 200 * 2_000)
+    }
+
+    @Test("a body that throws releases the lock")
+    func throwingBodyUnlocks() {
+        let lock = Locked(1)
+        #expect(throws: Failure.self) {
+            try lock.withLock { _ in throw Failure() }
+        }
+        #expect(lock.withLock { $0 } == 1)
+    }
+}
