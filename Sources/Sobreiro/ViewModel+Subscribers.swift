@@ -18,16 +18,13 @@ extension ViewModel {
                 hasPendingFirstRenders = true
                 return nil
             }
-            if isDelivering(on: thread) {
-                // A render subscribing: the current round's snapshot does not include the new subscriber.
-                subscriber.deliveredVersion = version
-                return (current, nil)
-            }
-            guard becomeDelivererOrRequestRound(on: thread) else {
-                return nil  // the active deliverer gives the new subscriber its first state in its next round
-            }
+            // A render subscribing: this thread already delivers, and its current snapshot does not include the
+            // new subscriber. Otherwise, if another thread delivers, it gives the newcomer its first state.
+            let isReentrant = isDelivering(on: thread)
+            guard isReentrant || becomeDelivererOrRequestRound(on: thread) else { return nil }
             subscriber.deliveredVersion = version
-            // Everyone else already has this version: the round only finishes the deliverer's turn.
+            guard !isReentrant else { return (current, nil) }
+            // Everyone else already has this version: the new deliverer's round only finishes its turn.
             let round = Round(
                 state: current,
                 version: version,

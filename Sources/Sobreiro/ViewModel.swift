@@ -88,12 +88,7 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     public final var state: State {
         @inlinable
         get {
-            if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
-                return current
-            }
-            var committed: State?
-            lock.withLock { committed = current }
-            return committed!
+            withLockUnlessInTransaction { current }
         }
         @inlinable
         set {
