@@ -2,8 +2,12 @@
 ///
 /// A view model holds its views weakly: a view that is deallocated is dropped without an unsubscribe call.
 /// `render(state:)` is called on the thread of the write that produced the state, never while the model's
-/// lock is held, never concurrently with itself, and always in commit order. A renderer that must run on the
-/// main actor conforms to ``MainActorStatefulView`` instead.
+/// lock is held, never concurrently with itself, and always in commit order.
+///
+/// Because `render(state:)` runs on whichever thread writes, a conformance cannot be isolated to an actor:
+/// `StatefulView` refines `SendableMetatype`, so the compiler rejects both a `@MainActor` class that
+/// conforms to it and the isolated conformance `@MainActor StatefulView` that its fix-it proposes. A renderer
+/// that must run on the main actor conforms to ``MainActorStatefulView`` instead.
 ///
 /// ```swift
 /// final class ListPrinter: StatefulView {
@@ -12,7 +16,7 @@
 ///     }
 /// }
 /// ```
-public protocol StatefulView: AnyObject {
+public protocol StatefulView: AnyObject, SendableMetatype {
     /// The state this view draws.
     associatedtype State: ViewState
 

@@ -1,22 +1,29 @@
 public import Synchronization
 
-/// One subscription of one object (a view or a view model) to one view model.
+/// One subscription of one object (a view or a view model) to one view model; it is also the token that
+/// `subscribe` returns.
 ///
 /// The object is held weakly and never reassigned, so any thread may read it. `deliveredVersion` belongs to
 /// the model's single active deliverer; handing that role from thread to thread orders the accesses (see
 /// `ViewModel+Delivery.swift`).
 @usableFromInline
-final class Subscriber<State>: @unchecked Sendable {
+final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable {
     /// The object that receives states. `nil` once it is deallocated.
     @usableFromInline
     weak let target: AnyObject?
 
-    /// The identity the subscription was made under; stays valid after the target dies.
+    /// The model this subscription belongs to, so that the token can end it.
+    @usableFromInline
+    weak let owner: ViewModel<State>?
+
+    /// Identifies the subscription in its model's list. The identity of the target for views and for whole
+    /// states (subscribing the same target again finds it); a unique identity for projections followed by
+    /// handlers, so that one model can follow several parts of another.
     @usableFromInline
     let key: ObjectIdentifier
 
     @usableFromInline
-    let receive: (AnyObject, State) -> Void
+    let receive: @Sendable (AnyObject, State) -> Void
 
     /// The version of the last state handed to `receive`; 0 before the first render.
     @usableFromInline
@@ -24,13 +31,23 @@ final class Subscriber<State>: @unchecked Sendable {
     var deliveredVersion: UInt64 = 0
 
     @usableFromInline
-    let isCancelled = Atomic<Bool>(false)
-
-    @usableFromInline
-    init(target: AnyObject, receive: @escaping (AnyObject, State) -> Void) {
+    init(
+        target: AnyObject,
+        owner: ViewModel<State>,
+        key: ObjectIdentifier? = nil,
+        receive: @escaping @Sendable (AnyObject, State) -> Void
+    ) {
         self.target = target
-        self.key = ObjectIdentifier(target)
+        self.owner = owner
+        self.key = key ?? ObjectIdentifier(target)
         self.receive = receive
+        super.init()
+    }
+
+    /// Whether the subscription still wants states: its target is alive and nobody ended it.
+    @inlinable
+    var isLive: Bool {
+        target != nil && !isCancelled.load(ordering: .relaxed)
     }
 
     /// Hands `state` to a live, subscribed target that has not seen it yet.
@@ -45,8 +62,14 @@ final class Subscriber<State>: @unchecked Sendable {
         return true
     }
 
+    /// Stops deliveries; called by the subscriber list, under the model's lock, when it lets go of this entry.
     @inlinable
-    func cancel() {
+    func markCancelled() {
         isCancelled.store(true, ordering: .releasing)
+    }
+
+    override func cancel() {
+        markCancelled()
+        owner?.remove(self)
     }
 }

@@ -1,4 +1,4 @@
-/// The subscribers of one view model, keyed by the identity of their targets.
+/// The subscribers of one view model, keyed by the identity of their targets (see `Subscriber.key`).
 ///
 /// Zero or one subscriber needs no collection. Many keep an array to deliver from and a dictionary from
 /// identity to position, so subscribing and unsubscribing stay O(1) at any size (an unsubscribe moves the last
@@ -6,7 +6,7 @@
 /// snapshot: deliveries iterate a snapshot outside the lock, and a later change copies the storage only if a
 /// snapshot is still alive.
 @usableFromInline
-enum SubscriberList<State>: Sendable {
+enum SubscriberList<State: ViewState>: Sendable {
     case empty
     case single(Subscriber<State>)
     case many(entries: ContiguousArray<Subscriber<State>>, positions: [ObjectIdentifier: Int], sweepAt: Int)
@@ -17,29 +17,32 @@ enum SubscriberList<State>: Sendable {
         return false
     }
 
-    /// The number of subscribers whose target is still alive.
+    /// The number of subscriptions whose target is still alive and that nobody ended.
     @inlinable
     var liveCount: Int {
         switch self {
         case .empty: 0
-        case .single(let subscriber): subscriber.target == nil ? 0 : 1
-        case .many(let entries, _, _): entries.reduce(0) { $0 + ($1.target == nil ? 0 : 1) }
+        case .single(let subscriber): subscriber.isLive ? 1 : 0
+        case .many(let entries, _, _): entries.reduce(0) { $0 + ($1.isLive ? 1 : 0) }
         }
     }
 
-    /// Adds `subscriber` for `target`. A dead entry under the same identity (a new object at a reused address)
-    /// is always replaced; a live subscription of `target` is replaced only if `replacingLive` is set.
+    /// Adds `subscriber` under its key. An entry under the same key whose target is dead (a new object at a
+    /// reused address) is always replaced; a live one only if `replacingLive` is set.
     ///
-    /// - Returns: `false` when `target` was already subscribed and nothing changed.
+    /// - Returns: The live subscription that was kept instead of `subscriber`, or `nil` if `subscriber` was
+    ///   added.
     @inlinable
-    mutating func insert(_ subscriber: Subscriber<State>, for target: AnyObject, replacingLive: Bool) -> Bool {
+    mutating func insert(_ subscriber: Subscriber<State>, replacingLive: Bool) -> Subscriber<State>? {
         switch self {
         case .empty:
             self = .single(subscriber)
         case .single(let existing):
-            if existing.target === target && !replacingLive { return false }
-            if existing.target == nil || existing.target === target {
-                existing.cancel()
+            if existing.key == subscriber.key {
+                if existing.target != nil && !replacingLive { return existing }
+                existing.markCancelled()
+                self = .single(subscriber)
+            } else if existing.target == nil {
                 self = .single(subscriber)
             } else {
                 self = .many(
@@ -51,11 +54,12 @@ enum SubscriberList<State>: Sendable {
         case .many(var entries, var positions, var sweepAt):
             self = .empty  // drop the enum's references so the mutations below do not copy
             if let index = positions[subscriber.key] {
-                if entries[index].target === target && !replacingLive {
+                if entries[index].target != nil && !replacingLive {
+                    let existing = entries[index]
                     self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
-                    return false
+                    return existing
                 }
-                entries[index].cancel()
+                entries[index].markCancelled()
                 entries[index] = subscriber
             } else {
                 if entries.count >= sweepAt {
@@ -67,10 +71,10 @@ enum SubscriberList<State>: Sendable {
             }
             self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
         }
-        return true
+        return nil
     }
 
-    /// Removes the subscription of `target`, if any.
+    /// Removes the subscription made under the identity of `target`, if any.
     @inlinable
     mutating func remove(target: AnyObject) {
         remove(key: ObjectIdentifier(target)) { $0.target === target }
@@ -82,6 +86,31 @@ enum SubscriberList<State>: Sendable {
         remove(key: subscriber.key) { $0 === subscriber }
     }
 
+    /// Removes every subscription whose target is `target`, whatever its key.
+    ///
+    /// - Complexity: O(*n*) in the number of subscriptions.
+    @inlinable
+    mutating func removeAll(target: AnyObject) {
+        switch self {
+        case .empty:
+            return
+        case .single(let existing):
+            guard existing.target === target else { return }
+            existing.markCancelled()
+            self = .empty
+        case .many(var entries, var positions, let sweepAt):
+            guard entries.contains(where: { $0.target === target }) else { return }
+            self = .empty
+            entries.removeAll { entry in
+                guard entry.target === target else { return false }
+                entry.markCancelled()
+                return true
+            }
+            Self.reindex(entries, into: &positions)
+            self = entries.isEmpty ? .empty : .many(entries: entries, positions: positions, sweepAt: sweepAt)
+        }
+    }
+
     @inlinable
     mutating func remove(key: ObjectIdentifier, where matches: (Subscriber<State>) -> Bool) {
         switch self {
@@ -89,12 +118,12 @@ enum SubscriberList<State>: Sendable {
             return
         case .single(let existing):
             guard matches(existing) else { return }
-            existing.cancel()
+            existing.markCancelled()
             self = .empty
         case .many(var entries, var positions, let sweepAt):
             guard let index = positions[key], matches(entries[index]) else { return }
             self = .empty
-            entries[index].cancel()
+            entries[index].markCancelled()
             positions[key] = nil
             let last = entries.removeLast()
             if index < entries.count {
@@ -126,6 +155,11 @@ enum SubscriberList<State>: Sendable {
         positions: inout [ObjectIdentifier: Int]
     ) {
         entries.removeAll { $0.target == nil }
+        reindex(entries, into: &positions)
+    }
+
+    @inlinable
+    static func reindex(_ entries: ContiguousArray<Subscriber<State>>, into positions: inout [ObjectIdentifier: Int]) {
         positions.removeAll(keepingCapacity: true)
         for (index, subscriber) in entries.enumerated() {
             positions[subscriber.key] = index

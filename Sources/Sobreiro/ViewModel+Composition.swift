@@ -2,10 +2,14 @@ extension ViewModel {
     /// Makes this model follow `model`: `onChange` receives its current state before this returns, then
     /// every committed change that differs from the previous state, in commit order.
     ///
+    /// `onChange` runs on the thread that delivers the change, so it must be `@Sendable`: the compiler refuses
+    /// a closure that touches state isolated to an actor. A `@MainActor` model follows on the main actor with
+    /// ``subscribe(to:onChange:)-(Model,_)`` and a `@MainActor` closure instead.
+    ///
     /// `model` holds this model weakly: once this model is deallocated the handler is dropped. The handler
     /// itself is held strongly, so a closure that captures `self` strongly keeps this model alive for as
-    /// long as `model` lives. Prefer the overload that takes an unapplied method, which captures nothing.
-    /// Subscribing again to the same `model` replaces the previous handler.
+    /// long as `model` lives. Prefer the overload that takes an unapplied method, which captures nothing, or
+    /// bind the subscription to a scope. Subscribing again to the same `model` replaces the previous handler.
     ///
     /// ```swift
     /// subscribe(to: session) { [weak self] session in
@@ -16,16 +20,21 @@ extension ViewModel {
     /// - Parameters:
     ///   - model: The model to follow.
     ///   - onChange: Called with each new state of `model`, never while a lock is held.
-    /// - Returns: A token that cancels this one subscription. Dropping it does not cancel anything.
+    /// - Returns: A token that ends this subscription from any thread. Dropping it cancels nothing.
     @discardableResult
-    public final func subscribe<S>(to model: ViewModel<S>, onChange: @escaping (S) -> Void) -> StateSubscription {
-        model.subscription(of: self) { _, state in onChange(state) }
+    public final func subscribe<S>(
+        to model: ViewModel<S>,
+        onChange: @escaping @Sendable (S) -> Void
+    ) -> StateSubscription {
+        model.subscription(of: self, replacingLive: true) { _, state in onChange(state) }
     }
 
     /// Makes this model follow `model` through one of its own methods, without a reference cycle.
     ///
     /// Pass the method unapplied. `model` holds this model weakly and calls the method on it for the current
-    /// state before this returns, then for every committed change that differs from the previous state.
+    /// state before this returns, then for every committed change that differs from the previous state, on
+    /// the thread that delivers it. If the method is isolated to the main actor, the overload
+    /// ``subscribe(to:onChange:)-(_,(Self)->@MainActor(S)->Void)`` is chosen instead, and it runs there.
     ///
     /// ```swift
     /// final class FrontRunnerViewModel: ViewModel<FrontRunnerState>, @unchecked Sendable {
@@ -45,58 +54,90 @@ extension ViewModel {
     /// - Parameters:
     ///   - model: The model to follow.
     ///   - onChange: An instance method of this model's type, such as `Parent.childDidChange`.
-    /// - Returns: A token that cancels this one subscription. Dropping it does not cancel anything.
+    /// - Returns: A token that ends this subscription from any thread. Dropping it cancels nothing.
     @discardableResult
     public final func subscribe<S>(
         to model: ViewModel<S>,
-        onChange: @escaping (Self) -> (S) -> Void
+        onChange: @escaping @Sendable (Self) -> (S) -> Void
     ) -> StateSubscription {
-        model.subscription(of: self) { target, state in
+        model.subscription(of: self, replacingLive: true) { target, state in
             onChange(unsafeDowncast(target, to: Self.self))(state)
         }
     }
 
-    /// Stops following `model`. Does nothing if this model does not follow it.
+    /// Makes this model follow `model` on the main actor, through a `@MainActor` closure.
+    ///
+    /// `onChange` receives the current state before this returns. A change committed on the main queue reaches
+    /// it before the write returns; a change committed on another thread reaches it asynchronously on the
+    /// main actor, coalesced with the changes that land before it runs, so it always ends on the latest
+    /// state and never receives an older one after a newer one.
+    ///
+    /// ```swift
+    /// @MainActor
+    /// final class TitleViewModel: ViewModel<TitleState>, @unchecked Sendable {
+    ///     func follow(_ counter: CounterViewModel) {
+    ///         subscribe(to: counter) { @MainActor [weak self] counter in
+    ///             self?.update { TitleState(text: "\(counter.count)") }
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - model: The model to follow.
+    ///   - onChange: Called on the main actor with each new state of `model`.
+    /// - Returns: A token that ends this subscription from any thread; a call already scheduled is dropped.
+    @MainActor
+    @discardableResult
+    public final func subscribe<Model: ViewModel<S>, S>(
+        to model: Model,
+        onChange: @escaping @MainActor (S) -> Void
+    ) -> StateSubscription {
+        MainActorRelay.connect(self, render: { onChange($1) }) { receive in
+            model.subscription(of: self, replacingLive: true, receive: receive)
+        }
+    }
+
+    /// Makes this model follow `model` on the main actor, through one of its own `@MainActor` methods.
+    ///
+    /// This is the overload Swift picks when the unapplied method is isolated to the main actor, as every
+    /// method of a `@MainActor` model is. Delivery is as for ``subscribe(to:onChange:)-(Model,_)``; the
+    /// model holds this model weakly, so nothing forms a cycle.
+    ///
+    /// ```swift
+    /// @MainActor
+    /// final class TitleViewModel: ViewModel<TitleState>, @unchecked Sendable {
+    ///     init(counter: CounterViewModel) {
+    ///         super.init(initialState: TitleState())
+    ///         subscribe(to: counter, onChange: TitleViewModel.counterDidChange)
+    ///     }
+    ///
+    ///     func counterDidChange(_ counter: CounterState) {
+    ///         update { TitleState(text: "\(counter.count)") }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - model: The model to follow.
+    ///   - onChange: A `@MainActor` instance method of this model's type.
+    /// - Returns: A token that ends this subscription from any thread; a call already scheduled is dropped.
+    @MainActor
+    @discardableResult
+    public final func subscribe<S>(
+        to model: ViewModel<S>,
+        onChange: @escaping @Sendable (Self) -> @MainActor (S) -> Void
+    ) -> StateSubscription {
+        MainActorRelay.connect(self, render: { onChange(unsafeDowncast($0, to: Self.self))($1) }) { receive in
+            model.subscription(of: self, replacingLive: true, receive: receive)
+        }
+    }
+
+    /// Stops following `model`, and every projection of it that this model follows. Does nothing if this
+    /// model does not follow it.
     ///
     /// - Parameter model: A model passed to `subscribe(to:onChange:)` before.
     public final func unsubscribe<S>(from model: ViewModel<S>) {
-        model.removeSubscriber(for: self)
-    }
-
-    private func subscription(
-        of follower: AnyObject,
-        receive: @escaping (AnyObject, State) -> Void
-    ) -> StateSubscription {
-        let subscriber = Subscriber<State>(target: follower, receive: receive)
-        add(subscriber, for: follower, replacingLive: true)
-        return StateSubscription { [weak self] in self?.remove(subscriber) }
-    }
-}
-
-/// Cancels one subscription of a view model to another.
-///
-/// Returned by ``ViewModel/subscribe(to:onChange:)-(_,(S)->Void)``. Keeping it is optional: dropping it
-/// does not cancel the subscription, which lasts until ``cancel()``, ``ViewModel/unsubscribe(from:)``, or
-/// the end of either model.
-public final class StateSubscription: Sendable, Hashable {
-    private let cancellation: @Sendable () -> Void
-
-    init(cancellation: @escaping @Sendable () -> Void) {
-        self.cancellation = cancellation
-    }
-
-    /// Ends the subscription. Calling it again, or after the subscription was replaced, does nothing.
-    public func cancel() {
-        cancellation()
-    }
-
-    /// Two values are equal when they are the same instance.
-    public static func == (lhs: StateSubscription, rhs: StateSubscription) -> Bool {
-        lhs === rhs
-    }
-
-    /// Hashes the identity of the instance.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(self))
+        model.removeAllSubscriptions(of: self)
     }
 }

@@ -11,6 +11,9 @@ extension ViewModel {
         }
         var result: R?
         var failure: E?
+        #if DEBUG
+            LockOrder.willLockForTransaction(self)
+        #endif
         let round = lock.withLock { () -> Round? in
             transactionOwner.store(thread, ordering: .relaxed)
             let before = current
@@ -24,6 +27,9 @@ extension ViewModel {
                 return finishTransaction(changed: false, on: thread)
             }
         }
+        #if DEBUG
+            LockOrder.didUnlockAfterTransaction(self)
+        #endif
         if let round { deliver(round, on: thread) }
         if let failure { throw failure }
         return result!
@@ -54,7 +60,10 @@ extension ViewModel {
     final func finishTransaction(changed: Bool, on thread: UInt) -> Round? {
         transactionOwner.store(0, ordering: .relaxed)
         assignments = 0
-        if changed { version &+= 1 }
+        if changed {
+            version &+= 1
+            snapshotLock.withLock { committed = current }
+        }
         guard changed || hasPendingFirstRenders, !subscribers.isEmpty else { return nil }
         hasPendingFirstRenders = false
         guard becomeDelivererOrRequestRound(on: thread) else { return nil }
@@ -67,6 +76,9 @@ extension ViewModel {
         if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
             return body()
         }
+        #if DEBUG
+            LockOrder.willLockBriefly(self)
+        #endif
         var result: R?
         lock.withLock { result = body() }
         return result!

@@ -2,9 +2,9 @@ extension ViewModel {
     /// Subscribes `view` and renders the current state into it before returning.
     ///
     /// From then on `view` renders every committed change that differs from the previous state, in commit
-    /// order. The model holds `view` weakly: once `view` is deallocated it is never called again and stops
-    /// counting in ``subscriberCount``, with no unsubscribe call needed. Subscribing a view that is already
-    /// subscribed does nothing.
+    /// order, on the thread that delivers it. The model holds `view` weakly: once `view` is deallocated it is
+    /// never called again and stops counting in ``subscriberCount``, with no unsubscribe call needed.
+    /// Subscribing a view that is already subscribed keeps the one subscription and returns its token.
     ///
     /// ```swift
     /// let printer = ListPrinter()
@@ -12,12 +12,13 @@ extension ViewModel {
     /// ```
     ///
     /// - Parameter view: The renderer to keep up to date.
+    /// - Returns: A token that ends the subscription from any thread. Dropping it cancels nothing.
     @inlinable
-    public final func subscribe<V: StatefulView>(view: V) where V.State == State {
-        let subscriber = Subscriber<State>(target: view) { target, state in
+    @discardableResult
+    public final func subscribe<V: StatefulView>(view: V) -> StateSubscription where V.State == State {
+        subscription(of: view, replacingLive: false) { target, state in
             unsafeDowncast(target, to: V.self).render(state: state)
         }
-        add(subscriber, for: view, replacingLive: false)
     }
 
     /// Stops rendering into `view`. Does nothing if `view` is not subscribed.

@@ -24,9 +24,19 @@ public import Synchronization
 ///
 /// See <doc:ThreadingAndReentrancy> for the exact delivery guarantees.
 open class ViewModel<State: ViewState>: @unchecked Sendable {
-    /// Guards every `@exclusivity(unchecked)` field below.
+    /// Guards every `@exclusivity(unchecked)` field below but `committed`; held by transactions.
     @usableFromInline
     final let lock = Lock()
+
+    /// Guards `committed`. Held only to copy the state in or out, never while waiting for anything else, so
+    /// a read of ``state`` never waits for a transaction.
+    @usableFromInline
+    final let snapshotLock = Lock()
+
+    /// The last committed state. Guarded by `snapshotLock`; written only by a transaction holding `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var committed: State
 
     /// The thread running a transaction on this model, or 0. Read without the lock to recognise nesting:
     /// only the owning thread ever finds its own ID here.
@@ -72,11 +82,19 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
     public init(initialState: State) {
         current = initialState
+        committed = initialState
     }
+
+    #if DEBUG
+        deinit {
+            LockOrder.forget(ObjectIdentifier(self))
+        }
+    #endif
 
     /// The last committed state; inside a transaction on its own thread, the state being built.
     ///
-    /// Reading is allowed anywhere. Assigning is allowed only inside ``write(_:)->()`` or
+    /// Reading is allowed anywhere, also inside a transaction of another model: it never waits for a
+    /// transaction running on another thread. Assigning is allowed only inside ``write(_:)->()`` or
     /// ``update(_:)``: an assignment anywhere else is a programmer error and stops the program.
     ///
     /// ```swift
@@ -88,7 +106,10 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     public final var state: State {
         @inlinable
         get {
-            withLockUnlessInTransaction { current }
+            if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
+                return current
+            }
+            return snapshotLock.withLock { committed }
         }
         @inlinable
         set {
@@ -108,8 +129,10 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// state differs from the previous one. A transaction started from inside another on the same thread
     /// joins it. If `transaction` throws, the state is restored and nobody is notified.
     ///
-    /// Keep transactions short and synchronous, and read or change other view models after them, not inside
-    /// them: two transactions that wait for each other's models on two threads would deadlock.
+    /// Keep transactions short and synchronous. Reading other view models inside is safe; changing them is
+    /// not: two transactions that each change the other's model on two threads would deadlock. Change other
+    /// models after the transaction returns. Debug builds report the first pair of models seen nested both
+    /// ways round (see <doc:ThreadingAndReentrancy>).
     ///
     /// ```swift
     /// viewModel.write {

@@ -1,0 +1,89 @@
+import Dispatch
+import Synchronization
+
+/// Carries values from a model's deliverer, on any thread, to one subscriber on the main actor, keeping only
+/// the latest value in flight.
+///
+/// A value delivered on the main queue is handed over at once. One delivered elsewhere waits in `pending`,
+/// and a single task on the main actor hands over whatever is pending when it runs, so a burst of background
+/// writes costs one hop. A value equal to the one the subscriber last received is not handed over again.
+final class MainActorRelay<Value: Equatable & Sendable>: @unchecked Sendable {
+    private weak var target: AnyObject?
+    private let handler: @MainActor (AnyObject, Value) -> Void
+    /// The subscription this relay serves; a scheduled hand-over checks that it has not ended.
+    private weak var subscription: StateSubscription?
+    /// The latest value waiting for the main actor.
+    private let pending = Locked<Value?>(nil)
+    /// A thread known to be running on the main actor right now, or 0.
+    private let mainActorThread = Atomic<UInt>(0)
+    /// The value last handed to `handler`. Main actor only.
+    private var lastHandedOver: Value?
+
+    @MainActor
+    private init(target: AnyObject, handler: @escaping @MainActor (AnyObject, Value) -> Void) {
+        self.target = target
+        self.handler = handler
+    }
+
+    /// Subscribes `target` through a new relay: `subscribe` makes the subscription with the relay's
+    /// `receive`, and a first value it delivers on this thread reaches `handler` before this returns.
+    @MainActor
+    static func connect(
+        _ target: AnyObject,
+        render handler: @escaping @MainActor (AnyObject, Value) -> Void,
+        subscribe: (_ receive: @escaping @Sendable (AnyObject, Value) -> Void) -> StateSubscription
+    ) -> StateSubscription {
+        let relay = MainActorRelay(target: target, handler: handler)
+        relay.mainActorThread.store(ThreadID.current, ordering: .relaxed)
+        let subscription = subscribe { _, value in relay.receive(value) }
+        relay.mainActorThread.store(0, ordering: .relaxed)
+        relay.subscription = subscription
+        return subscription
+    }
+
+    /// Called by the model's deliverer, one value at a time in commit order.
+    private func receive(_ value: Value) {
+        if mainActorThread.load(ordering: .relaxed) == ThreadID.current || MainQueue.isCurrent {
+            pending.withLock { $0 = nil }  // this value is newer than any hand-over still scheduled
+            MainActor.assumeIsolated { handOver(value) }
+            return
+        }
+        let needsSchedule = pending.withLock { pending in
+            defer { pending = value }
+            return pending == nil
+        }
+        if needsSchedule {
+            Task { @MainActor in self.handOverPending() }
+        }
+    }
+
+    @MainActor
+    private func handOverPending() {
+        let value = pending.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }
+        guard let value, let subscription, !subscription.isCancelled.load(ordering: .acquiring) else { return }
+        handOver(value)
+    }
+
+    @MainActor
+    private func handOver(_ value: Value) {
+        guard let target, value != lastHandedOver else { return }
+        lastHandedOver = value
+        handler(target, value)
+    }
+}
+
+/// Tells whether the calling code runs on the main dispatch queue, the home of the main actor.
+enum MainQueue {
+    private static let key: DispatchSpecificKey<Void> = {
+        let key = DispatchSpecificKey<Void>()
+        DispatchQueue.main.setSpecific(key: key, value: ())
+        return key
+    }()
+
+    static var isCurrent: Bool {
+        DispatchQueue.getSpecific(key: key) != nil
+    }
+}

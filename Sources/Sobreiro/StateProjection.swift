@@ -1,0 +1,98 @@
+/// A part of a view model's state, or a value derived from it, that views and models can follow.
+///
+/// Make one with ``ViewModel/map(_:)`` and narrow it further with ``map(_:)``. A subscriber of a projection
+/// receives the current value when it subscribes, then a new value only when it differs (`==`) from the
+/// last one it received: a change elsewhere in the state does not reach it. Ordering, threading and weak
+/// holding are those of the model (see <doc:ThreadingAndReentrancy>).
+///
+/// ```swift
+/// list.map(\.selection).subscribe(view: detailTitle)
+/// router.subscribe(to: list.map(\.selection), onChange: Router.selectionDidChange)
+/// ```
+///
+/// A projection is a description: it holds its model strongly, subscribes nothing by itself, and can be
+/// kept and reused.
+public final class StateProjection<Value: Equatable & Sendable>: Sendable {
+    /// Subscribes a follower to the model behind this projection; its `receive` gets every projected value,
+    /// equal ones included. `key` is as for `ViewModel.subscription(of:key:replacingLive:receive:)`.
+    let subscribeToEveryValue:
+        @Sendable (
+            _ follower: AnyObject,
+            _ key: ObjectIdentifier?,
+            _ receive: @escaping @Sendable (AnyObject, Value) -> Void
+        ) -> StateSubscription
+
+    init(
+        subscribeToEveryValue: @escaping @Sendable (
+            AnyObject, ObjectIdentifier?, @escaping @Sendable (AnyObject, Value) -> Void
+        ) -> StateSubscription
+    ) {
+        self.subscribeToEveryValue = subscribeToEveryValue
+    }
+
+    /// A projection of this projection's value.
+    ///
+    /// ```swift
+    /// let selectedTitle = list.map(\.selection).map { $0?.title ?? "" }
+    /// ```
+    ///
+    /// - Parameter transform: Derives the new value. It runs on the delivering thread for every change of
+    ///   the model's state, so keep it cheap and free of side effects.
+    /// - Returns: The projection of the derived value.
+    public func map<Derived>(_ transform: @escaping @Sendable (Value) -> Derived) -> StateProjection<Derived> {
+        StateProjection<Derived> { follower, key, receive in
+            self.subscribeToEveryValue(follower, key) { target, value in receive(target, transform(value)) }
+        }
+    }
+
+    /// Subscribes `follower` so that `receive` gets the current value, then each value that differs from the
+    /// last one it got.
+    ///
+    /// - Parameter distinct: Whether the subscription has an identity of its own, so that it neither
+    ///   replaces nor is replaced by another subscription of `follower`.
+    func subscribe(
+        _ follower: AnyObject,
+        distinct: Bool,
+        receive: @escaping @Sendable (AnyObject, Value) -> Void
+    ) -> StateSubscription {
+        let lastValue = LastValue<Value>()
+        return subscribeToEveryValue(follower, distinct ? ObjectIdentifier(lastValue) : nil) { target, value in
+            guard lastValue.replace(with: value) else { return }
+            receive(target, value)
+        }
+    }
+}
+
+extension ViewModel {
+    /// A projection of this model's state, which views and models follow to hear only about changes of the
+    /// projected value.
+    ///
+    /// ```swift
+    /// list.map(\.header).subscribe(view: headerView)       // renders only when the header changes
+    /// subscribe(to: list.map(\.items.count), onChange: BadgeViewModel.countDidChange)
+    /// ```
+    ///
+    /// - Parameter transform: Derives the value from a state, often a key path. It runs on the delivering
+    ///   thread for every change of the state, so keep it cheap and free of side effects.
+    /// - Returns: The projection.
+    public final func map<Value>(_ transform: @escaping @Sendable (State) -> Value) -> StateProjection<Value> {
+        StateProjection { follower, key, receive in
+            self.subscription(of: follower, key: key, replacingLive: false) { target, state in
+                receive(target, transform(state))
+            }
+        }
+    }
+}
+
+/// The last value one projection subscription delivered. Only the model's deliverer touches it, one
+/// delivery at a time (see `ViewModel+Delivery.swift`).
+final class LastValue<Value: Equatable>: @unchecked Sendable {
+    private var value: Value?
+
+    /// Stores `newValue` and tells whether it differs from the value stored before.
+    func replace(with newValue: Value) -> Bool {
+        guard value != newValue else { return false }
+        value = newValue
+        return true
+    }
+}
