@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Sobreiro",
+    // The oldest systems whose Swift runtime has the Synchronization module (Atomic, Mutex).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Sobreiro", targets: ["Sobreiro"]),
         .library(name: "ScopeKit", targets: ["ScopeKit"]),

@@ -23,9 +23,10 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
         ) -> StateSubscription
 
     init(
-        subscribeToEveryValue: @escaping @Sendable (
-            AnyObject, ObjectIdentifier?, @escaping @Sendable (AnyObject, Value) -> Void
-        ) -> StateSubscription
+        subscribeToEveryValue:
+            @escaping @Sendable (
+                AnyObject, ObjectIdentifier?, @escaping @Sendable (AnyObject, Value) -> Void
+            ) -> StateSubscription
     ) {
         self.subscribeToEveryValue = subscribeToEveryValue
     }
