@@ -19,7 +19,7 @@ extension StateProjection where Value: ViewState {
 
     /// Subscribes a main-actor `view` to the projected value and renders it at once.
     ///
-    /// Delivery is as for a main-actor view of a whole state (see ``ViewModel/subscribe(view:)-(V)``), and
+    /// Delivery is as for a main-actor view of a whole state (see ``MainActorStatefulView``), and
     /// `view` renders only when the projected value changes.
     ///
     /// - Parameter view: A main-actor renderer of the projected value.

@@ -33,8 +33,8 @@ extension ViewModel {
     ///
     /// Pass the method unapplied. `model` holds this model weakly and calls the method on it for the current
     /// state before this returns, then for every committed change that differs from the previous state, on
-    /// the thread that delivers it. If the method is isolated to the main actor, the overload
-    /// ``subscribe(to:onChange:)-(_,(Self)->@MainActor(S)->Void)`` is chosen instead, and it runs there.
+    /// the thread that delivers it. If the method is isolated to the main actor, as every method of a
+    /// `@MainActor` model is, Swift picks the main-actor overload of this method instead, and it runs there.
     ///
     /// ```swift
     /// final class FrontRunnerViewModel: ViewModel<FrontRunnerState>, @unchecked Sendable {
