@@ -1,11 +1,13 @@
 public import ScopeKit
 public import Sobreiro
 
-/// A subscription between view models is a cancellable, so a behavior can tie it to its activation:
+/// Every subscription to a view model (of a view, of another model, or of a projection) is a cancellable, so a
+/// behavior can tie it to its activation:
 ///
 /// ```swift
 /// override func willActivate(cancellables: inout Set<AnyCancellable>) {
-///     dashboard.subscribe(to: session) { [dashboard] in dashboard.sessionDidChange($0) }
+///     model.subscribe(view: self).store(in: &cancellables)
+///     dashboard.subscribe(to: session, onChange: DashboardViewModel.sessionDidChange)
 ///         .store(in: &cancellables)
 /// }
 /// ```
