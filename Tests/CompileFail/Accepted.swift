@@ -1,0 +1,60 @@
+// Proves: the supported isolation patterns typecheck with no diagnostic at all (the positive control).
+import Sobreiro
+
+struct CounterState: ViewState {
+    var count = 0
+}
+
+struct TitleState: ViewState {
+    var text = ""
+}
+
+final class CounterViewModel: ViewModel<CounterState>, @unchecked Sendable {
+    init() { super.init(initialState: CounterState()) }
+
+    func increment() { write { $0.count += 1 } }
+}
+
+/// A @MainActor model follows the counter through its own unapplied method, and through a @MainActor closure.
+@MainActor
+final class TitleViewModel: ViewModel<TitleState>, @unchecked Sendable {
+    private(set) var lastCount = 0
+
+    init(counter: CounterViewModel) {
+        super.init(initialState: TitleState())
+        subscribe(to: counter, onChange: TitleViewModel.counterDidChange)
+    }
+
+    func follow(_ counter: CounterViewModel) -> StateSubscription {
+        subscribe(to: counter) { @MainActor [weak self] counter in
+            self?.lastCount = counter.count
+        }
+    }
+
+    func counterDidChange(_ counter: CounterState) { update { TitleState(text: "\(counter.count)") } }
+}
+
+/// A renderer isolated to the main actor, subscribed from the main actor.
+@MainActor
+final class TitleLabel: MainActorStatefulView {
+    var text = ""
+    func render(state: TitleState) { text = state.text }
+}
+
+@MainActor
+func showTitle(of model: TitleViewModel, in label: TitleLabel) {
+    model.subscribe(view: label)
+}
+
+/// A nonisolated model follows the counter with a @Sendable closure and with an unapplied method.
+final class SummaryViewModel: ViewModel<TitleState>, @unchecked Sendable {
+    init(counter: CounterViewModel, other: CounterViewModel) {
+        super.init(initialState: TitleState())
+        subscribe(to: counter) { @Sendable [weak self] counter in
+            self?.update { TitleState(text: "count: \(counter.count)") }
+        }
+        subscribe(to: other, onChange: SummaryViewModel.otherDidChange)
+    }
+
+    func otherDidChange(_ other: CounterState) { update { TitleState(text: "other: \(other.count)") } }
+}
