@@ -82,4 +82,27 @@ struct TokenTests {
         let tokens = Set(views.map { model.subscribe(view: $0) })
         #expect(tokens.count == 2)
     }
+
+    @Test("D5: a view cancels its own token from inside render, and a transaction cancels a token of its model")
+    func reentrantCancel() {
+        let model = CounterModel()
+        let token = Locked<StateSubscription?>(nil)
+        let view = ProbeView<Counter> { state in
+            if state.count == 2 { token.withLock { $0 }?.cancel() }
+        }
+        token.withLock { $0 = model.subscribe(view: view) }
+        model.increment()
+        model.increment()
+        model.increment()
+        #expect(view.history.map(\.count) == [0, 1, 2])
+
+        let other = StateRecorder<Counter>()
+        let otherToken = model.subscribe(view: other)
+        model.write {
+            model.state.count = 10
+            otherToken.cancel()
+        }
+        #expect(other.history.map(\.count) == [3])
+        #expect(model.subscriberCount == 0)
+    }
 }
