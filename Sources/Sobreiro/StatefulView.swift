@@ -7,7 +7,10 @@
 /// Because `render(state:)` runs on whichever thread writes, a conformance cannot be isolated to an actor:
 /// `StatefulView` refines `SendableMetatype`, so the compiler rejects both a `@MainActor` class that
 /// conforms to it and the isolated conformance `@MainActor StatefulView` that its fix-it proposes. A renderer
-/// that must run on the main actor conforms to ``MainActorStatefulView`` instead.
+/// that must run on the main actor conforms to ``MainActorStatefulView`` instead. (The compiler's error,
+/// "conformance … crosses into main actor-isolated code", cannot name it.) The other fix-it it offers,
+/// `@preconcurrency StatefulView`, silences the error but not the problem: the first render from another
+/// thread then stops the program in Swift's runtime isolation check.
 ///
 /// ```swift
 /// final class ListPrinter: StatefulView {

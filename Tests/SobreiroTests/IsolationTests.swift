@@ -145,3 +145,31 @@ struct IsolationTests {
         #expect(label.rendered == [Counter()])
     }
 }
+
+/// What the compiler's `@preconcurrency` fix-it produces: a main-actor renderer behind a plain conformance.
+@MainActor
+final class PreconcurrencyLabel: @preconcurrency StatefulView {
+    func render(state: Counter) {}
+}
+
+@Suite("Isolation escapes")
+struct IsolationEscapeTests {
+    @Test("V5: a @preconcurrency StatefulView conformance stops the program instead of rendering off the main actor")
+    func preconcurrencyConformanceTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let model = CounterModel()
+            await subscribePreconcurrencyLabel(to: model)
+            await Task.detached { model.increment() }.value
+        }
+    }
+}
+
+/// Subscribes a `PreconcurrencyLabel` that stays alive for the rest of the process.
+@MainActor
+private func subscribePreconcurrencyLabel(to model: CounterModel) {
+    let label = PreconcurrencyLabel()
+    model.subscribe(view: label)
+    keptAlive = label
+}
+
+@MainActor private var keptAlive: AnyObject?
