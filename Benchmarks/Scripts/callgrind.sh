@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Instruction counts per write of the core write paths, from valgrind's callgrind on a release build.
 # Each path runs twice, with 10 000 and 20 000 writes; the difference divided by 10 000 cancels start-up.
+# The second table writes a two-field state: `pair-whole` renders one view of the whole state, `pair-projected`
+# one view of `map(\.value)`; the `-other` paths change only the other field, which the projection skips.
+# "Sobreiro delivery" is the path minus `pair-write0` (the same write with no subscriber): the cost of one
+# delivery, whether it renders or not.
 # Usage, from the Benchmarks folder:  Scripts/callgrind.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,17 +17,26 @@ instructions() {
         awk '/Collected/ { print $4 }'
 }
 
+# Instructions per write of contender $1 on path $2.
+per_write() {
+    local small large
+    small=$(instructions "$1" "$2" 10000)
+    large=$(instructions "$1" "$2" 20000)
+    echo $(((large - small) / 10000))
+}
+
 printf '| path | Sobreiro | Floor | OpenCombine | Sobreiro ÷ Floor |\n| --- | ---: | ---: | ---: | ---: |\n'
 for path in write0 write1 dedup fanout100; do
-    row="| $path"
-    declare -A per=()
-    for contender in Sobreiro Floor OpenCombine; do
-        small=$(instructions "$contender" "$path" 10000)
-        large=$(instructions "$contender" "$path" 20000)
-        per[$contender]=$(((large - small) / 10000))
-        row="$row | ${per[$contender]}"
-    done
-    ratio=$(awk -v a="${per[Sobreiro]}" -v b="${per[Floor]}" 'BEGIN { printf "%.2f×", a / b }')
-    echo "$row | $ratio |"
+    sobreiro=$(per_write Sobreiro "$path")
+    floor=$(per_write Floor "$path")
+    ratio=$(awk -v a="$sobreiro" -v b="$floor" 'BEGIN { printf "%.2f×", a / b }')
+    echo "| $path | $sobreiro | $floor | $(per_write OpenCombine "$path") | $ratio |"
+done
+
+printf '\n| pair path | Sobreiro | OpenCombine | Sobreiro delivery |\n| --- | ---: | ---: | ---: |\n'
+base=$(per_write Sobreiro pair-write0)
+for path in pair-write0 pair-whole pair-projected pair-whole-other pair-projected-other; do
+    if [ "$path" = pair-write0 ]; then sobreiro=$base; else sobreiro=$(per_write Sobreiro "$path"); fi
+    echo "| $path | $sobreiro | $(per_write OpenCombine "$path") | $((sobreiro - base)) |"
 done
 rm -rf "$out"

@@ -73,6 +73,15 @@ def main():
     for contender in ["Sobreiro", "Floor", "OpenCombine"]:
         small, large = ns("7 subscribe+unsubscribe at 10", contender), ns("7 subscribe+unsubscribe at 10000", contender)
         print(f"- churn at 10 000 ÷ churn at 10, {contender}: {ratio(large, small)}")
+    projection_pairs = [("write value, 1 render", "8a projection, write value, 1 render",
+                         "8b whole state, write value, 1 render"),
+                        ("write other field", "9a projection, write other field, 0 renders",
+                         "9b whole state, write other field, 1 render")]
+    for label, projected, whole in projection_pairs:
+        for contender in ["Sobreiro", "OpenCombine"]:
+            a, b = ns(projected, contender), ns(whole, contender)
+            if a is not None and b is not None:
+                print(f"- projection ÷ whole state, {label}, {contender}: {a:.0f} ns vs {b:.0f} ns, {ratio(a, b)}")
     for name in sorted(results):
         if " | " not in name:
             print(f"- {name}: {results[name].get('ns', 0):.0f} ns per round, "

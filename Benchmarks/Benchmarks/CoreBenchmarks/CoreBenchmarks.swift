@@ -13,6 +13,8 @@ let benchmarks: @Sendable () -> Void = {
     register(FloorContender.self)
     register(OpenCombineContender.self)
     register(ObservationContender.self)
+    registerProjections(SobreiroProjectingContender.self)
+    registerProjections(OpenCombineProjectingContender.self)
 }
 
 /// Registers every scenario for `C`. Names read "scenario | contender", which `Scripts/ratios.py` relies on.
@@ -93,4 +95,31 @@ func register<C: Contender>(_: C.Type) {
             blackHole(handles)
         }
     }
+}
+
+/// Registers the projection scenarios for `C`: one view follows only `value` of a two-field state ("projection")
+/// or the whole state ("whole state"), and each write changes either `value` or only `other`.
+func registerProjections<C: ProjectingContender>(_: C.Type) {
+    func scenario(_ name: String, projected: Bool, writesValue: Bool) {
+        Benchmark("\(name) | \(C.name)") { benchmark in
+            let store = C(value: 0, other: 0)
+            let sink = Sink()
+            let handle = projected ? store.attachValue(sink) : store.attachWholeState(sink)
+            benchmark.startMeasurement()
+            if writesValue {
+                for index in benchmark.scaledIterations { store.write(value: index + 1) }
+            } else {
+                for index in benchmark.scaledIterations { store.write(other: index + 1) }
+            }
+            benchmark.stopMeasurement()
+            blackHole(handle)
+            let rendersEveryWrite = writesValue || !projected
+            precondition(sink.renderCount == (rendersEveryWrite ? benchmark.scaledIterations.count + 1 : 1))
+        }
+    }
+
+    scenario("8a projection, write value, 1 render", projected: true, writesValue: true)
+    scenario("8b whole state, write value, 1 render", projected: false, writesValue: true)
+    scenario("9a projection, write other field, 0 renders", projected: true, writesValue: false)
+    scenario("9b whole state, write other field, 1 render", projected: false, writesValue: false)
 }

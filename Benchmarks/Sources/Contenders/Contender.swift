@@ -36,3 +36,21 @@ public final class Sink: Sendable {
         renders.wrappingAdd(1, ordering: .relaxed)
     }
 }
+
+/// One way to hold a state of two fields, `value` and `other`, and render either all of it or only `value`.
+/// The projection scenarios run the same code against each such contender.
+public protocol ProjectingContender: AnyObject, Sendable {
+    /// The name shown in benchmark results.
+    static var name: String { get }
+
+    init(value: Int, other: Int)
+    /// Commits a new `value`, keeping `other`.
+    func write(value: Int)
+    /// Commits a new `other`, keeping `value`.
+    func write(other: Int)
+    /// Starts rendering the whole state into `sink` (it receives `value`), at once and on every change.
+    func attachWholeState(_ sink: Sink) -> AnyObject
+    /// Starts rendering only `value` into `sink`, at once and whenever `value` changes: a write that changes
+    /// only `other` does not reach it.
+    func attachValue(_ sink: Sink) -> AnyObject
+}

@@ -44,3 +44,53 @@ final class SinkView: StatefulView {
         sink.render(state.value)
     }
 }
+
+/// A state of two fields; the projection scenarios follow only `value`, through `map(\.value)`.
+public struct TwoFields: ViewState {
+    public var value: Counter
+    public var other: Int
+}
+
+/// `ViewModel<TwoFields>`: a whole-state view with `subscribe(view:)`, a view of `value` with
+/// `map(\.value).subscribe(view:)`.
+public final class SobreiroProjectingContender: ProjectingContender {
+    public static let name = "Sobreiro"
+
+    let model: ViewModel<TwoFields>
+
+    public init(value: Int, other: Int) {
+        model = ViewModel(initialState: TwoFields(value: Counter(value: value), other: other))
+    }
+
+    public func write(value: Int) {
+        model.write { $0.value.value = value }
+    }
+
+    public func write(other: Int) {
+        model.write { $0.other = other }
+    }
+
+    public func attachWholeState(_ sink: Sink) -> AnyObject {
+        let view = TwoFieldsSinkView(sink: sink)
+        model.subscribe(view: view)
+        return view
+    }
+
+    public func attachValue(_ sink: Sink) -> AnyObject {
+        let view = SinkView(sink: sink)
+        model.map(\.value).subscribe(view: view)
+        return view
+    }
+}
+
+final class TwoFieldsSinkView: StatefulView {
+    let sink: Sink
+
+    init(sink: Sink) {
+        self.sink = sink
+    }
+
+    func render(state: TwoFields) {
+        sink.render(state.value.value)
+    }
+}

@@ -12,6 +12,8 @@ let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {
     print("usage: WritePathProbe <Sobreiro|Floor|OpenCombine> <path> <count>")
     print("       path: write0, write1, fanout100, dedup, churn10 or churn10000")
+    print("       WritePathProbe <Sobreiro|OpenCombine> <pair path> <count>   (a two-field state)")
+    print("       pair path: pair-write0, pair-whole, pair-projected, pair-whole-other or pair-projected-other")
     print("       WritePathProbe ScopeKit tree <count>   (activates and deactivates a tree of 100 scopes)")
     exit(2)
 }
@@ -40,6 +42,26 @@ func run<C: Contender>(_: C.Type, path: String, count: Int) {
     withExtendedLifetime(handles) {}
 }
 
+/// Writes a two-field state: `pair-write0` with no subscriber, the others with one view of the whole state
+/// (`whole`) or of `value` alone (`projected`); the `-other` paths change only the other field.
+func runProjection<C: ProjectingContender>(_: C.Type, path: String, count: Int) {
+    let store = C(value: 0, other: 0)
+    let sink = Sink()
+    let handle: AnyObject?
+    switch path {
+    case "pair-write0": handle = nil
+    case "pair-whole", "pair-whole-other": handle = store.attachWholeState(sink)
+    case "pair-projected", "pair-projected-other": handle = store.attachValue(sink)
+    default: fatalError("unknown path \(path)")
+    }
+    if path.hasSuffix("-other") {
+        for index in 0..<count { store.write(other: index + 1) }
+    } else {
+        for index in 0..<count { store.write(value: index + 1) }
+    }
+    withExtendedLifetime(handle) {}
+}
+
 /// Activates and deactivates a tree of 100 scopes `count` times: `valgrind` shows the same number of allocations
 /// for any `count`, so the cycle itself allocates nothing.
 @MainActor
@@ -60,6 +82,10 @@ func cycleTree(count: Int) {
 
 switch arguments[1] {
 case "ScopeKit": MainActor.assumeIsolated { cycleTree(count: count) }
+case "Sobreiro" where arguments[2].hasPrefix("pair-"):
+    runProjection(SobreiroProjectingContender.self, path: arguments[2], count: count)
+case "OpenCombine" where arguments[2].hasPrefix("pair-"):
+    runProjection(OpenCombineProjectingContender.self, path: arguments[2], count: count)
 case "Sobreiro": run(SobreiroContender.self, path: arguments[2], count: count)
 case "Floor": run(FloorContender.self, path: arguments[2], count: count)
 case "OpenCombine": run(OpenCombineContender.self, path: arguments[2], count: count)
