@@ -37,6 +37,10 @@ open class Behavior {
     @exclusivity(unchecked)
     var activationCancellables: Set<AnyCancellable> = []
 
+    /// What follows this behavior's activations from outside, in the order it was added.
+    @exclusivity(unchecked)
+    var activationObservers: [any ActivationObserver] = []
+
     /// Creates a detached behavior.
     public init() {
         state = .detached

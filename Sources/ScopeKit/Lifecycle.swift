@@ -71,6 +71,7 @@ enum Lifecycle {
         var cancellables = Set<AnyCancellable>()
         behavior.willActivate(cancellables: &cancellables)
         behavior.activationCancellables.formUnion(cancellables)
+        for observer in behavior.activationObservers { observer.behaviorDidActivate() }
         guard let scope = behavior as? Scope else { return }
         for child in scope.children {
             activate(child)
@@ -90,6 +91,7 @@ enum Lifecycle {
         let cancellables = behavior.activationCancellables
         behavior.activationCancellables = []
         for cancellable in cancellables { cancellable.cancel() }
+        for observer in behavior.activationObservers { observer.behaviorDidDeactivate() }
         behavior.didDeactivate()
     }
 

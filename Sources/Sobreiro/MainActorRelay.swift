@@ -7,7 +7,7 @@ import Synchronization
 /// A value delivered on the main queue is handed over at once. One delivered elsewhere waits in `pending`,
 /// and a single task on the main actor hands over whatever is pending when it runs, so a burst of background
 /// writes costs one hop. A value equal to the one the subscriber last received is not handed over again.
-final class MainActorRelay<Value: Equatable & Sendable>: @unchecked Sendable {
+package final class MainActorRelay<Value: Equatable & Sendable>: @unchecked Sendable {
     private weak var target: AnyObject?
     private let handler: @MainActor (AnyObject, Value) -> Void
     /// The subscription this relay serves; a scheduled hand-over checks that it has not ended.
@@ -28,7 +28,7 @@ final class MainActorRelay<Value: Equatable & Sendable>: @unchecked Sendable {
     /// Subscribes `target` through a new relay: `subscribe` makes the subscription with the relay's
     /// `receive`, and a first value it delivers on this thread reaches `handler` before this returns.
     @MainActor
-    static func connect(
+    package static func connect(
         _ target: AnyObject,
         render handler: @escaping @MainActor (AnyObject, Value) -> Void,
         subscribe: (_ receive: @escaping @Sendable (AnyObject, Value) -> Void) -> StateSubscription
@@ -76,14 +76,14 @@ final class MainActorRelay<Value: Equatable & Sendable>: @unchecked Sendable {
 }
 
 /// Tells whether the calling code runs on the main dispatch queue, the home of the main actor.
-enum MainQueue {
+package enum MainQueue {
     private static let key: DispatchSpecificKey<Void> = {
         let key = DispatchSpecificKey<Void>()
         DispatchQueue.main.setSpecific(key: key, value: ())
         return key
     }()
 
-    static var isCurrent: Bool {
+    package static var isCurrent: Bool {
         DispatchQueue.getSpecific(key: key) != nil
     }
 }

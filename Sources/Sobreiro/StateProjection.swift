@@ -51,7 +51,7 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     ///
     /// - Parameter distinct: Whether the subscription has an identity of its own, so that it neither
     ///   replaces nor is replaced by another subscription of `follower`.
-    func subscribe(
+    package func subscribe(
         _ follower: AnyObject,
         distinct: Bool,
         receive: @escaping @Sendable (AnyObject, Value) -> Void

@@ -8,7 +8,7 @@ extension ViewModel {
     ///   - replacingLive: Whether a live subscription under the same key is replaced or kept.
     /// - Returns: The token of the subscription now in place: the new one, or the live one that was kept.
     @inlinable
-    final func subscription(
+    package final func subscription(
         of target: AnyObject,
         key: ObjectIdentifier? = nil,
         replacingLive: Bool,

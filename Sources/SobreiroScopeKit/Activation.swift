@@ -1,0 +1,119 @@
+public import ScopeKit
+import Sobreiro
+
+/// The work of one activation of a bound view model, cancelled when that activation ends.
+///
+/// ``ScopedViewModel/didBecomeActive(_:)`` receives a new one at each activation. Give it everything the model
+/// should do while active: subscriptions (`store(in:)`), `Task`s, cancellables, effects
+/// (``effect(when:strategy:run:reduce:)``) and state sequences (``states()``). When the behavior deactivates,
+/// all of it ends at once, so closures may capture the model strongly and leave no cycle behind. At the next
+/// activation the model starts its work again, and subscriptions resync with the current upstream states.
+///
+/// ```swift
+/// func didBecomeActive(_ activation: Activation<DetailViewModel>) {
+///     subscribe(to: list.map(\.selection), onChange: DetailViewModel.selectionDidChange)
+///         .store(in: activation)
+///     Task { await self.refreshPeriodically() }.store(in: activation)
+/// }
+/// ```
+///
+/// Work given to an activation that has ended is cancelled at once and effects refuse to start, so nothing
+/// outlives the activation it was started for, even through a kept reference.
+@MainActor
+public final class Activation<Model: AnyObject & Sendable> {
+    /// The model this activation belongs to.
+    public let model: Model
+
+    /// Whether the activation is still running: `false` once its behavior deactivated.
+    public private(set) var isActive = true
+
+    private var cancellables: [AnyCancellable] = []
+
+    /// Finishes what other threads tied to this activation: its state sequences.
+    let ending = EndSignal()
+
+    init(model: Model) {
+        self.model = model
+    }
+
+    /// Keeps `cancellable` until the activation ends, or cancels it at once if it has ended.
+    ///
+    /// - Parameter cancellable: The work to tie to this activation.
+    public func store(_ cancellable: AnyCancellable) {
+        guard isActive else {
+            cancellable.cancel()
+            return
+        }
+        cancellables.append(cancellable)
+    }
+
+    /// Ends the activation: cancels its work, in the order it was stored, and finishes its state sequences.
+    func end() {
+        isActive = false
+        ending.fire()
+        let work = cancellables
+        cancellables = []
+        for cancellable in work { cancellable.cancel() }
+    }
+}
+
+extension Cancellable {
+    /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
+    ///
+    /// ```swift
+    /// subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
+    /// ```
+    ///
+    /// - Parameter activation: The activation of a bound view model.
+    @MainActor
+    public func store<Model>(in activation: Activation<Model>) {
+        activation.store(AnyCancellable(self))
+    }
+}
+
+extension AnyCancellable {
+    /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
+    ///
+    /// - Parameter activation: The activation of a bound view model.
+    @MainActor
+    public func store<Model>(in activation: Activation<Model>) {
+        activation.store(self)
+    }
+}
+
+extension Task {
+    /// Cancels this task when `activation` ends (at once, if it has ended).
+    ///
+    /// ```swift
+    /// Task { await self.poll() }.store(in: activation)
+    /// ```
+    ///
+    /// - Parameter activation: The activation of a bound view model.
+    @MainActor
+    public func store<Model>(in activation: Activation<Model>) {
+        activation.store(AnyCancellable { self.cancel() })
+    }
+}
+
+/// Actions that run once, from any thread, when an activation ends; an action added after that runs at once.
+final class EndSignal: Sendable {
+    private let actions = Locked<[@Sendable () -> Void]?>([])
+
+    /// Runs `action` when the signal fires, or now if it has fired.
+    func onFire(_ action: @escaping @Sendable () -> Void) {
+        let hasFired = actions.withLock { actions in
+            actions?.append(action)
+            return actions == nil
+        }
+        if hasFired { action() }
+    }
+
+    /// Runs the actions added so far; later ones run as they are added.
+    func fire() {
+        let pending = actions.withLock { actions in
+            defer { actions = nil }
+            return actions ?? []
+        }
+        for action in pending { action() }
+    }
+}

@@ -1,0 +1,107 @@
+public import ScopeKit
+
+/// What ``ScopeKit/Behavior/bind(_:)`` did.
+public enum BindingResult: Equatable, Sendable {
+    /// The model is bound to the behavior: it lives and works as the behavior does.
+    case bound
+    /// Nothing changed, for the reason given.
+    case refused(BindingError)
+}
+
+/// Why a view model could not be bound to a behavior.
+public enum BindingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The model is bound to another behavior that is still alive. A model lives in one place of the tree:
+    /// bind a new instance, or move the behavior it is bound to.
+    case alreadyBoundToAnotherBehavior
+
+    public var description: String {
+        switch self {
+        case .alreadyBoundToAnotherBehavior:
+            "the view model is already bound to another behavior; a model lives in one place of the tree: bind a "
+                + "new instance, or move the behavior it is bound to with attach(to:)"
+        }
+    }
+}
+
+extension Behavior {
+    /// Binds `model` to this behavior: the behavior keeps it alive and runs its lifecycle.
+    ///
+    /// From now on the model lives as long as this behavior: while the behavior is in a tree, the tree keeps both
+    /// alive; once it is detached and released, the model and all its scoped work go with it. The model hears
+    /// ``ScopedViewModel/didLoad()`` at the first activation, ``ScopedViewModel/didBecomeActive(_:)`` at each
+    /// activation, and ``ScopedViewModel/didBecomeInactive()`` at each deactivation. If the behavior is active
+    /// already, the model's first activation begins at once.
+    ///
+    /// ```swift
+    /// let screen = Scope()
+    /// screen.bind(ListViewModel(api: api))
+    /// root.host(screen)  // the list model loads and becomes active
+    /// ```
+    ///
+    /// Binding the same model to the same behavior again does nothing.
+    ///
+    /// - Parameter model: The view model to bind.
+    /// - Returns: ``BindingResult/bound``, or ``BindingResult/refused(_:)`` if the model is bound to another
+    ///   living behavior; nothing changes then.
+    @discardableResult
+    public func bind<Model: ScopedViewModel>(_ model: Model) -> BindingResult {
+        let identity = ObjectIdentifier(model)
+        if let owner = BindingRegistry.owners[identity]?.behavior {
+            return owner === self ? .bound : .refused(.alreadyBoundToAnotherBehavior)
+        }
+        BindingRegistry.record(self, for: identity)
+        addActivationObserver(ModelBinding(model: model))
+        return .bound
+    }
+}
+
+/// Which behavior each view model is bound to.
+///
+/// A binding keeps its model alive for as long as its behavior lives, so an entry whose behavior is alive
+/// names a live model, never another object at a reused address.
+@MainActor
+enum BindingRegistry {
+    struct Owner {
+        weak var behavior: Behavior?
+    }
+
+    static var owners: [ObjectIdentifier: Owner] = [:]
+    private static var pruneThreshold = 64
+
+    static func record(_ behavior: Behavior, for model: ObjectIdentifier) {
+        owners[model] = Owner(behavior: behavior)
+        guard owners.count >= pruneThreshold else { return }
+        owners = owners.filter { $0.value.behavior != nil }
+        pruneThreshold = max(64, owners.count * 2)
+    }
+}
+
+/// Runs the lifecycle of one model bound to one behavior.
+@MainActor
+final class ModelBinding<Model: ScopedViewModel>: ActivationObserver {
+    let model: Model
+    private var hasLoaded = false
+    private var activation: Activation<Model>?
+
+    init(model: Model) {
+        self.model = model
+    }
+
+    func behaviorDidActivate() {
+        guard activation == nil else { return }
+        let activation = Activation(model: model)
+        self.activation = activation
+        if !hasLoaded {
+            hasLoaded = true
+            model.didLoad()
+        }
+        model.didBecomeActive(activation)
+    }
+
+    func behaviorDidDeactivate() {
+        guard let activation else { return }
+        self.activation = nil
+        activation.end()
+        model.didBecomeInactive()
+    }
+}

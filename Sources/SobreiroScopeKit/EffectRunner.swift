@@ -1,0 +1,102 @@
+import Sobreiro
+
+/// Runs one effect of one activation: starts an operation for each trigger, cancels the ones the strategy
+/// replaces, and writes each result back into the model unless the effect ended first.
+///
+/// A result is written back inside a transaction that checks, under the model's lock, that its run is still
+/// wanted. Ending the effect clears the wanted runs inside a transaction too, so once ``end()`` returns no
+/// result can be written back: a write-back either committed before, or finds its run unwanted.
+final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: Sendable {
+    private struct Runs {
+        var isEnded = false
+        var nextID: UInt64 = 0
+        /// The runs whose results may still be written back.
+        var wanted: Set<UInt64> = []
+        /// The tasks of wanted runs, once they are known.
+        var tasks: [UInt64: Task<Void, Never>] = [:]
+    }
+
+    private weak let model: ViewModel<State>?
+    private let strategy: EffectStrategy
+    private let operation: @Sendable (Trigger) async throws(Failure) -> Output
+    private let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
+    private let runs = Locked(Runs())
+    private let subscription = Locked<StateSubscription?>(nil)
+
+    init(
+        model: ViewModel<State>,
+        strategy: EffectStrategy,
+        operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+    ) {
+        self.model = model
+        self.strategy = strategy
+        self.operation = operation
+        self.reduce = reduce
+    }
+
+    /// Keeps the subscription that feeds this runner, to end it with the effect.
+    func keep(_ subscription: StateSubscription) {
+        self.subscription.withLock { $0 = subscription }
+    }
+
+    /// Starts an operation for `trigger`, on the thread that delivers it.
+    func start(_ trigger: Trigger) {
+        let started = runs.withLock { runs -> (id: UInt64, replaced: [Task<Void, Never>])? in
+            guard !runs.isEnded else { return nil }
+            var replaced: [Task<Void, Never>] = []
+            if strategy == .cancelOnNewState {
+                replaced = Array(runs.tasks.values)
+                runs.tasks.removeAll()
+                runs.wanted.removeAll()
+            }
+            runs.nextID &+= 1
+            runs.wanted.insert(runs.nextID)
+            return (runs.nextID, replaced)
+        }
+        guard let started else { return }
+        for task in started.replaced { task.cancel() }
+        let task = Task { [self] in
+            let result: Result<Output, Failure>
+            do throws(Failure) {
+                result = .success(try await operation(trigger))
+            } catch {
+                result = .failure(error)
+            }
+            writeBack(result, of: started.id)
+        }
+        let isWanted = runs.withLock { runs in
+            guard runs.wanted.contains(started.id) else { return false }
+            runs.tasks[started.id] = task
+            return true
+        }
+        if !isWanted { task.cancel() }
+    }
+
+    private func writeBack(_ result: Result<Output, Failure>, of id: UInt64) {
+        model?.write { state in
+            let isWanted = runs.withLock { runs in
+                runs.tasks[id] = nil
+                return runs.wanted.remove(id) != nil
+            }
+            if isWanted { reduce(&state, result) }
+        }
+    }
+
+    /// Stops following the model, cancels the running operations and drops their results.
+    func end() {
+        subscription.withLock { $0 }?.cancel()
+        let drop = { [runs] in
+            runs.withLock { runs in
+                runs.isEnded = true
+                runs.wanted.removeAll()
+                defer { runs.tasks.removeAll() }
+                return Array(runs.tasks.values)
+            }
+        }
+        // Inside a transaction, so that a write-back running on another thread either commits first or finds
+        // its run unwanted.
+        let running = model.map { model in model.write { _ in drop() } } ?? drop()
+        for task in running { task.cancel() }
+    }
+}

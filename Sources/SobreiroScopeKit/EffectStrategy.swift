@@ -1,0 +1,8 @@
+/// What an effect does with a running operation when a new trigger arrives.
+public enum EffectStrategy: Sendable, Equatable {
+    /// Cancels the running operation and starts one for the new trigger; the cancelled operation's result is
+    /// never written back. The default: the newest state decides.
+    case cancelOnNewState
+    /// Lets running operations finish and write back, and starts one for the new trigger alongside them.
+    case continueOnNewState
+}

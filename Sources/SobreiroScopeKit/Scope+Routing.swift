@@ -1,0 +1,76 @@
+public import ScopeKit
+public import Sobreiro
+
+extension Scope {
+    /// Hosts, while this scope is active, the child that `child` builds from a part of a model's state, and
+    /// replaces it whenever that part changes.
+    ///
+    /// Call it once, when you set the scope up. Each time the scope activates, it follows `projection` on the
+    /// main actor: the current value at once, then each value that differs from the previous one. For each
+    /// value, `child` returns the behavior to host, or `nil` for none. A behavior other than the one hosted
+    /// before replaces it: the previous one is evicted, the new one hosted. When the scope deactivates, it stops
+    /// following and evicts the child, so a feature exists exactly while the state asks for it.
+    ///
+    /// ```swift
+    /// let router = Scope()
+    /// router.hostChild(following: session.map(\.isSignedIn)) { isSignedIn in
+    ///     isSignedIn ? SignedInScope(session: session) : SignInScope(session: session)
+    /// }
+    /// router.hostChild(following: list.map(\.selection)) { selection in
+    ///     selection.map { DetailScope(item: $0) }
+    /// }
+    /// ```
+    ///
+    /// Returning the behavior that is hosted already keeps it; returning a new instance each time rebuilds the
+    /// feature on every change of the value.
+    ///
+    /// - Parameters:
+    ///   - projection: The part of a model's state that decides the child, from `ViewModel.map(_:)`.
+    ///   - child: Builds the behavior for a value, or returns `nil` to host none. Runs on the main actor.
+    public func hostChild<Value>(
+        following projection: StateProjection<Value>,
+        _ child: @escaping @MainActor (Value) -> Behavior?
+    ) {
+        addActivationObserver(ChildRoute(scope: self, projection: projection, child: child))
+    }
+}
+
+/// Keeps one child of a scope in line with a projected value while the scope is active.
+@MainActor
+final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
+    private unowned let scope: Scope
+    private let projection: StateProjection<Value>
+    private let child: @MainActor (Value) -> Behavior?
+    private var hosted: Behavior?
+    private var subscription: StateSubscription?
+
+    init(scope: Scope, projection: StateProjection<Value>, child: @escaping @MainActor (Value) -> Behavior?) {
+        self.scope = scope
+        self.projection = projection
+        self.child = child
+    }
+
+    func behaviorDidActivate() {
+        guard subscription == nil else { return }
+        subscription = MainActorRelay.connect(self, render: { route, value in
+            unsafeDowncast(route, to: ChildRoute.self).show(value)
+        }) { receive in
+            projection.subscribe(self, distinct: true, receive: receive)
+        }
+    }
+
+    func behaviorDidDeactivate() {
+        subscription?.cancel()
+        subscription = nil
+        if let hosted { scope.evict(hosted) }
+        hosted = nil
+    }
+
+    private func show(_ value: Value) {
+        let next = child(value)
+        guard next !== hosted else { return }
+        if let hosted { scope.evict(hosted) }
+        hosted = next
+        if let next { scope.host(next) }
+    }
+}

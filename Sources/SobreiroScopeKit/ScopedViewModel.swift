@@ -1,0 +1,51 @@
+import ScopeKit
+
+/// A view model that lives in a scope tree, bound to a ``ScopeKit/Behavior`` with
+/// ``ScopeKit/Behavior/bind(_:)``.
+///
+/// The behavior keeps the model alive and tells it about its lifecycle, on the main actor: ``didLoad()`` once,
+/// at the first activation; ``didBecomeActive(_:)`` at every activation, with an ``Activation`` that holds the
+/// work of that activation; ``didBecomeInactive()`` when it ends, after that work was cancelled. Every hook has
+/// an empty default, so a model implements only the ones it needs.
+///
+/// ```swift
+/// final class ListViewModel: ViewModel<ListState>, ScopedViewModel, @unchecked Sendable {
+///     let session: SessionViewModel
+///
+///     func didBecomeActive(_ activation: Activation<ListViewModel>) {
+///         subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
+///         activation.effect(when: \.isLoading) { _ in try await api.items() } reduce: { state, result in
+///             state = ListState(result)
+///         }
+///     }
+/// }
+/// ```
+///
+/// The hooks use `Self`, so a class conforms only if it is `final`.
+@MainActor
+public protocol ScopedViewModel: AnyObject, Sendable {
+    /// Called once, at the first activation, before ``didBecomeActive(_:)``.
+    func didLoad()
+
+    /// Called at every activation. Start the work of the activation here and give it to `activation`: it is
+    /// cancelled when the activation ends, so closures may capture `self` strongly.
+    ///
+    /// - Parameter activation: The activation that begins; it ends when the behavior deactivates.
+    func didBecomeActive(_ activation: Activation<Self>)
+
+    /// Called when the activation ends, after its work was cancelled.
+    func didBecomeInactive()
+}
+
+extension ScopedViewModel {
+    /// Does nothing.
+    public func didLoad() {}
+
+    /// Does nothing.
+    ///
+    /// - Parameter activation: The activation that begins.
+    public func didBecomeActive(_ activation: Activation<Self>) {}
+
+    /// Does nothing.
+    public func didBecomeInactive() {}
+}
