@@ -7,7 +7,8 @@ package protocol ActivationObserver: AnyObject {
     /// Called after the behavior's `willActivate(cancellables:)`, in the same activation.
     func behaviorDidActivate()
 
-    /// Called after the behavior's activation cancellables were cancelled, before its `didDeactivate()`.
+    /// Called after the behavior's activation cancellables were cancelled, before its `didDeactivate()`; the
+    /// observers of one behavior hear it in the reverse order of their activation.
     func behaviorDidDeactivate()
 }
 

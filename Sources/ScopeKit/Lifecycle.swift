@@ -91,7 +91,7 @@ enum Lifecycle {
         let cancellables = behavior.activationCancellables
         behavior.activationCancellables = []
         for cancellable in cancellables { cancellable.cancel() }
-        for observer in behavior.activationObservers { observer.behaviorDidDeactivate() }
+        for observer in behavior.activationObservers.reversed() { observer.behaviorDidDeactivate() }
         behavior.didDeactivate()
     }
 

@@ -4,7 +4,8 @@ package final class StateBuffer<Element: Sendable>: Sendable {
         var newest: Element?
         var waiter: UnsafeContinuation<Element?, Never>?
         var isFinished = false
-        var subscription: StateSubscription?
+        /// Held weakly: the model's subscriber list owns it, so that it and its handler go with the model.
+        weak var subscription: StateSubscription?
 
         /// The buffered state, or `.some(nil)` once finished with nothing buffered; `nil` when the consumer must
         /// wait.

@@ -8,9 +8,9 @@ extension Activation {
     /// matches, including the current one, it starts `operation` off the main actor; when `operation` returns
     /// or throws, `reduce` receives the outcome inside a transaction of the model. A failure arrives as a
     /// `.failure` value for the model to show, never as a crash; a non-throwing operation has the failure
-    /// type `Never`. With ``EffectStrategy/cancelOnNewState`` (the default), a new matching state cancels the
-    /// running operation, whose result is then dropped; with ``EffectStrategy/continueOnNewState`` each one
-    /// runs to its end. When the activation ends, every operation is cancelled and none writes back after.
+    /// type `Never`. With ``EffectStrategy/cancelOnNewState`` (the default), every new state cancels the
+    /// running operation, whose result is then dropped, and a new matching state starts the next one; with
+    /// ``EffectStrategy/continueOnNewState`` each operation runs to its end. When the activation ends, every operation is cancelled and none writes back after.
     ///
     /// ```swift
     /// activation.effect(when: { $0.phase == .loading }) { state in
@@ -87,8 +87,8 @@ extension Activation {
         let runner = EffectRunner(model: model, strategy: strategy, operation: operation, reduce: reduce)
         store(AnyCancellable { runner.end() })
         let subscription = triggers.subscribe(runner, distinct: true) { target, trigger in
-            guard isMatch(trigger) else { return }
-            unsafeDowncast(target, to: EffectRunner<State, Trigger, Output, Failure>.self).start(trigger)
+            let runner = unsafeDowncast(target, to: EffectRunner<State, Trigger, Output, Failure>.self)
+            runner.receive(trigger, isMatch: isMatch(trigger))
         }
         runner.keep(subscription)
         return true

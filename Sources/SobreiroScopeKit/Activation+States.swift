@@ -18,8 +18,8 @@ extension Activation {
         let model = model
         let ending = ending
         return StateSequence { buffer in
-            model.connect(buffer)
             ending.onFire { [weak buffer] in buffer?.finish() }
+            model.connect(buffer)
         }
     }
 }

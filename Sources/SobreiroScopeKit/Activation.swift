@@ -24,13 +24,16 @@ public final class Activation<Model: AnyObject & Sendable> {
     /// The model this activation belongs to.
     public let model: Model
 
-    /// Whether the activation is still running: `false` once its behavior deactivated.
-    public private(set) var isActive = true
+    /// Whether the activation is still running: `false` once its behavior deactivated. Safe to read from any
+    /// thread, for example in a stored `Task` before it starts a new step.
+    public nonisolated var isActive: Bool {
+        !ending.hasFired
+    }
 
     private var cancellables: [AnyCancellable] = []
 
     /// Finishes what other threads tied to this activation: its state sequences.
-    let ending = EndSignal()
+    nonisolated let ending = EndSignal()
 
     init(model: Model) {
         self.model = model
@@ -49,7 +52,6 @@ public final class Activation<Model: AnyObject & Sendable> {
 
     /// Ends the activation: cancels its work, in the order it was stored, and finishes its state sequences.
     func end() {
-        isActive = false
         ending.fire()
         let work = cancellables
         cancellables = []
@@ -106,6 +108,11 @@ final class EndSignal: Sendable {
             return actions == nil
         }
         if hasFired { action() }
+    }
+
+    /// Whether ``fire()`` has run.
+    var hasFired: Bool {
+        actions.withLock { $0 == nil }
     }
 
     /// Runs the actions added so far; later ones run as they are added.

@@ -14,6 +14,7 @@ public enum BindingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// bind a new instance, or move the behavior it is bound to.
     case alreadyBoundToAnotherBehavior
 
+    /// What happened, and how to fix it.
     public var description: String {
         switch self {
         case .alreadyBoundToAnotherBehavior:

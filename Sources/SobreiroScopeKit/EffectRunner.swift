@@ -40,22 +40,27 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         self.subscription.withLock { $0 = subscription }
     }
 
-    /// Starts an operation for `trigger`, on the thread that delivers it.
-    func start(_ trigger: Trigger) {
-        let started = runs.withLock { runs -> (id: UInt64, replaced: [Task<Void, Never>])? in
-            guard !runs.isEnded else { return nil }
+    /// Takes a new trigger, on the thread that delivers it: with ``EffectStrategy/cancelOnNewState`` it cancels
+    /// the running operations, and if `isMatch` it starts one for `trigger`.
+    func receive(_ trigger: Trigger, isMatch: Bool) {
+        let started = runs.withLock { runs -> (id: UInt64?, replaced: [Task<Void, Never>]) in
+            guard !runs.isEnded else { return (nil, []) }
             var replaced: [Task<Void, Never>] = []
             if strategy == .cancelOnNewState {
                 replaced = Array(runs.tasks.values)
                 runs.tasks.removeAll()
                 runs.wanted.removeAll()
             }
+            guard isMatch else { return (nil, replaced) }
             runs.nextID &+= 1
             runs.wanted.insert(runs.nextID)
             return (runs.nextID, replaced)
         }
-        guard let started else { return }
         for task in started.replaced { task.cancel() }
+        if let id = started.id { start(trigger, id: id) }
+    }
+
+    private func start(_ trigger: Trigger, id: UInt64) {
         let task = Task { [self] in
             let result: Result<Output, Failure>
             do throws(Failure) {
@@ -63,11 +68,11 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             } catch {
                 result = .failure(error)
             }
-            writeBack(result, of: started.id)
+            writeBack(result, of: id)
         }
         let isWanted = runs.withLock { runs in
-            guard runs.wanted.contains(started.id) else { return false }
-            runs.tasks[started.id] = task
+            guard runs.wanted.contains(id) else { return false }
+            runs.tasks[id] = task
             return true
         }
         if !isWanted { task.cancel() }

@@ -52,9 +52,10 @@ final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
 
     func behaviorDidActivate() {
         guard subscription == nil else { return }
-        subscription = MainActorRelay.connect(self, render: { route, value in
+        let show: @MainActor (AnyObject, Value) -> Void = { route, value in
             unsafeDowncast(route, to: ChildRoute.self).show(value)
-        }) { receive in
+        }
+        subscription = MainActorRelay.connect(self, render: show) { receive in
             projection.subscribe(self, distinct: true, receive: receive)
         }
     }

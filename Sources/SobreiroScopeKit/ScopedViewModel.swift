@@ -1,7 +1,6 @@
 import ScopeKit
 
-/// A view model that lives in a scope tree, bound to a ``ScopeKit/Behavior`` with
-/// ``ScopeKit/Behavior/bind(_:)``.
+/// A view model that lives in a scope tree, bound to a `Behavior` with `bind(_:)`.
 ///
 /// The behavior keeps the model alive and tells it about its lifecycle, on the main actor: ``didLoad()`` once,
 /// at the first activation; ``didBecomeActive(_:)`` at every activation, with an ``Activation`` that holds the
@@ -21,31 +20,32 @@ import ScopeKit
 /// }
 /// ```
 ///
-/// The hooks use `Self`, so a class conforms only if it is `final`.
-@MainActor
+/// The hooks run on the main actor, and Swift infers that isolation for the methods that implement them; the
+/// rest of the model stays usable from any thread. The hooks use `Self`, so a class conforms only if it is
+/// `final`.
 public protocol ScopedViewModel: AnyObject, Sendable {
     /// Called once, at the first activation, before ``didBecomeActive(_:)``.
-    func didLoad()
+    @MainActor func didLoad()
 
     /// Called at every activation. Start the work of the activation here and give it to `activation`: it is
     /// cancelled when the activation ends, so closures may capture `self` strongly.
     ///
     /// - Parameter activation: The activation that begins; it ends when the behavior deactivates.
-    func didBecomeActive(_ activation: Activation<Self>)
+    @MainActor func didBecomeActive(_ activation: Activation<Self>)
 
     /// Called when the activation ends, after its work was cancelled.
-    func didBecomeInactive()
+    @MainActor func didBecomeInactive()
 }
 
 extension ScopedViewModel {
     /// Does nothing.
-    public func didLoad() {}
+    @MainActor public func didLoad() {}
 
     /// Does nothing.
     ///
     /// - Parameter activation: The activation that begins.
-    public func didBecomeActive(_ activation: Activation<Self>) {}
+    @MainActor public func didBecomeActive(_ activation: Activation<Self>) {}
 
     /// Does nothing.
-    public func didBecomeInactive() {}
+    @MainActor public func didBecomeInactive() {}
 }

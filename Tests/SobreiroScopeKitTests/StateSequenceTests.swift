@@ -1,0 +1,126 @@
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import Testing
+
+@Suite("B4: states as an asynchronous sequence")
+@MainActor
+struct StateSequenceTests {
+    @Test("B4: an iterator gets the current state, then each change, and keeps only the newest while busy")
+    func newestOnly() async {
+        let model = ViewModel(initialState: Feed())
+        var iterator = model.states.makeAsyncIterator()
+        #expect(await iterator.next()?.count == 0)
+
+        model.write { $0.count = 1 }
+        model.write { $0.count = 2 }
+        model.write { $0.count = 3 }
+
+        #expect(await iterator.next()?.count == 3, "the states in between were replaced by the newest")
+        model.write { $0.count = 4 }
+        #expect(await iterator.next()?.count == 4)
+    }
+
+    @Test("B4: the sequence of an activation finishes when the behavior deactivates, after its last state")
+    func finishesOnDeactivation() async {
+        var sequence: StateSequence<Feed>?
+        let model = FeedModel { _, activation in sequence = activation.states() }
+        let root = RootScope()
+        let behavior = Behavior()
+        behavior.bind(model)
+        root.host(behavior)
+        var iterator = sequence!.makeAsyncIterator()
+        #expect(await iterator.next()?.count == 0)
+        model.write { $0.count = 1 }
+
+        behavior.detach()
+
+        #expect(await iterator.next()?.count == 1, "the state it held is handed out first")
+        #expect(await iterator.next() == nil)
+        var late = sequence!.makeAsyncIterator()
+        #expect(await late.next() == nil, "an iterator made after the end finishes at once")
+        #expect(model.subscriberCount == 0)
+    }
+
+    @Test("B4: a for-await loop over an activation's states ends with the activation")
+    func loopEndsWithActivation() async {
+        let seen = Locked<[Int]>([])
+        let loopEnded = Gate<Bool>()
+        let model = FeedModel { _, activation in
+            let states = activation.states()
+            Task.detached {
+                for await state in states { seen.withLock { $0.append(state.count) } }
+                loopEnded.open(true)
+            }
+        }
+        let root = RootScope()
+        let behavior = Behavior()
+        behavior.bind(model)
+        root.host(behavior)
+        model.write { $0.count = 1 }
+        _ = await firstState(of: model) { _ in seen.withLock { $0.last } == 1 }
+
+        behavior.detach()
+
+        #expect(await withDeadline { await loopEnded.wait() } == true)
+        #expect(seen.withLock { $0 }.last == 1)
+    }
+
+    @Test("B4: an iterator finishes once its model is deallocated, and does not keep it alive")
+    func finishesWhenModelIsReleased() async {
+        var model: ViewModel<Feed>? = ViewModel(initialState: Feed())
+        weak let weakModel = model
+        var iterator = model!.states.makeAsyncIterator()
+        #expect(await iterator.next()?.count == 0)
+
+        model = nil
+
+        #expect(weakModel == nil)
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test("B4: a cancelled consumer's iterator finishes and unsubscribes")
+    func cancelledConsumer() async {
+        let model = ViewModel(initialState: Feed())
+        let started = Gate<Bool>()
+        let consumer = Task.detached {
+            var count = 0
+            for await _ in model.states {
+                count += 1
+                started.open(true)
+            }
+            return count
+        }
+        _ = await started.wait()
+        consumer.cancel()
+        #expect(await consumer.value == 1)
+        #expect(model.subscriberCount == 0)
+    }
+
+    @Test("B4: concurrent consumers each see increasing states and end on the latest")
+    func concurrentConsumers() async {
+        let model = ViewModel(initialState: Feed())
+        let last = 2_000
+        let consumers = (0..<4).map { _ in
+            let iterator = model.states.makeAsyncIterator()
+            return Task.detached {
+                var iterator = iterator
+                var seen: [Int] = []
+                while let state = await iterator.next() {
+                    seen.append(state.count)
+                    if state.count == last { break }
+                }
+                return seen
+            }
+        }
+        await Task.detached {
+            for count in 1...last { model.write { $0.count = count } }
+        }.value
+
+        for consumer in consumers {
+            let seen = await withDeadline { await consumer.value } ?? []
+            #expect(seen.last == last)
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 }, "in order, never an older state")
+        }
+    }
+}
