@@ -9,7 +9,7 @@ struct LevelState: ViewState {
 
 @MainActor
 final class LevelViewModel: ViewModel<LevelState>, ScopedViewModel, @unchecked Sendable {
-    var step = 1
+    var step = 1  // expected-note {{mutation of this property is only permitted within the actor}}
 
     init() { super.init(initialState: LevelState()) }
 
