@@ -15,11 +15,10 @@ extension Activation {
     /// }
     /// ```
     public func states<State>() -> StateSequence<State> where Model: ViewModel<State> {
-        let model = model
         let ending = ending
-        return StateSequence { buffer in
+        return StateSequence { [weak model] buffer in
             ending.onFire { [weak buffer] in buffer?.finish() }
-            model.connect(buffer)
+            model?.connect(buffer) ?? buffer.finish()
         }
     }
 }

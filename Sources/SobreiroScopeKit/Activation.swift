@@ -39,6 +39,12 @@ public final class Activation<Model: AnyObject & Sendable> {
         self.model = model
     }
 
+    /// An activation released without ending (its tree was released while active) ends now; its cancellables
+    /// cancel themselves as they are released.
+    deinit {
+        ending.fire()
+    }
+
     /// Keeps `cancellable` until the activation ends, or cancels it at once if it has ended.
     ///
     /// - Parameter cancellable: The work to tie to this activation.

@@ -42,6 +42,29 @@ struct StateSequenceTests {
         #expect(model.subscriberCount == 0)
     }
 
+    @Test("B4: releasing a tree while it is active finishes the sequences of its activations")
+    func finishesWhenTheTreeIsReleased() async {
+        var sequence: StateSequence<Feed>?
+        let model = FeedModel { _, activation in sequence = activation.states() }
+        var iterator: StateSequence<Feed>.Iterator
+        do {
+            let root = RootScope()
+            let behavior = Behavior()
+            behavior.bind(model)
+            root.host(behavior)
+            iterator = sequence!.makeAsyncIterator()
+            #expect(await iterator.next()?.count == 0)
+        }
+
+        let remaining = iterator
+        let next = await withDeadline {
+            var remaining = remaining
+            return await remaining.next()
+        }
+        #expect(next == .some(nil), "finished: the model lives on, but its activation is gone")
+        #expect(model.subscriberCount == 0)
+    }
+
     @Test("B4: a for-await loop over an activation's states ends with the activation")
     func loopEndsWithActivation() async {
         let seen = Locked<[Int]>([])
