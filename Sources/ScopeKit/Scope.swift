@@ -1,7 +1,8 @@
 /// A behavior that hosts other behaviors: an inner node of the tree.
 ///
 /// Its children activate after it, in the order they were attached, and deactivate before it, in reverse
-/// order. It holds them strongly; they never hold it.
+/// order. It holds them strongly; they never hold it. A subclass that needs a deinitializer writes
+/// `isolated deinit`, as `Scope` itself does to let its children go on the main actor.
 ///
 /// ```swift
 /// let screen = Scope()

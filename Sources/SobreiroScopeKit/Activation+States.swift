@@ -9,11 +9,15 @@ extension Activation {
     ///
     /// ```swift
     /// func didBecomeActive(_ activation: Activation<ClockViewModel>) {
+    ///     let states = activation.states()
     ///     Task { @MainActor in
-    ///         for await state in activation.states() { terminal.draw(state) }
-    ///     }.store(in: activation)
+    ///         for await state in states { terminal.draw(state) }  // ends with the activation
+    ///     }
     /// }
     /// ```
+    ///
+    /// The loop ends by itself when the activation ends, after the last state; storing its task in the
+    /// activation as well would cancel it at that moment, possibly in the middle of handling that last state.
     public func states<State>() -> StateSequence<State> where Model: ViewModel<State> {
         let ending = ending
         return StateSequence { [weak model] buffer in

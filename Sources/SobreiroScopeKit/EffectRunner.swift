@@ -21,6 +21,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     private let operation: @Sendable (Trigger) async throws(Failure) -> Output
     private let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
     private let runs = Locked(Runs())
+    private let activity: EffectActivity
     private let subscription = Locked<StateSubscription?>(nil)
 
     init(
@@ -30,6 +31,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) {
         self.model = model
+        activity = EffectActivity.forModel(model)
         self.strategy = strategy
         self.operation = operation
         self.reduce = reduce
@@ -61,12 +63,15 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     }
 
     private func start(_ trigger: Trigger, id: UInt64) {
+        activity.begin()
         let task = Task { [self] in
-            let result: Result<Output, Failure>
-            do throws(Failure) {
-                result = .success(try await operation(trigger))
-            } catch {
-                result = .failure(error)
+            defer { activity.end() }
+            let result = await EffectActivity.$current.withValue(activity) { () async -> Result<Output, Failure> in
+                do throws(Failure) {
+                    return .success(try await operation(trigger))
+                } catch {
+                    return .failure(error)
+                }
             }
             writeBack(result, of: id)
         }

@@ -12,8 +12,8 @@ import Synchronization
 /// // the feature that finds out
 /// events.send(.sessionExpired)
 ///
-/// // the router, while active
-/// events.subscribe(onMainActor: { event in router.signOut() }).store(in: activation)
+/// // a session model, while its activation lasts
+/// events.subscribe { event in session.signOut() }.store(in: activation)
 /// ```
 ///
 /// Events are delivered one at a time, in the order they were sent, to the handlers subscribed when the event
@@ -60,6 +60,9 @@ public final class EventChannel<Event: Sendable>: Sendable {
 
     /// Calls `handler` with every event sent from now on, on the sending thread, until the result is cancelled or
     /// released.
+    ///
+    /// Unlike the `StateSubscription` of a view model, the result ends the subscription when it is released, as
+    /// Combine's `sink` does: keep it.
     ///
     /// - Parameter handler: Called with each event.
     /// - Returns: The subscription: cancel it, or store it in an activation or a set of cancellables.

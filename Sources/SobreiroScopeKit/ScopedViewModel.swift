@@ -10,11 +10,16 @@ import ScopeKit
 /// ```swift
 /// final class ListViewModel: ViewModel<ListState>, ScopedViewModel, @unchecked Sendable {
 ///     let session: SessionViewModel
+///     let api: any ItemsAPI
 ///
 ///     func didBecomeActive(_ activation: Activation<ListViewModel>) {
 ///         subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
-///         activation.effect(when: \.isLoading) { _ in try await api.items() } reduce: { state, result in
-///             state = ListState(result)
+///         activation.effect(when: \.isLoading) { [api] _ in try await api.items() } reduce: { state, result in
+///             switch result {
+///             case .success(let items): state.items = items
+///             case .failure(let error): state.error = "\(error)"
+///             }
+///             state.isLoading = false
 ///         }
 ///     }
 /// }

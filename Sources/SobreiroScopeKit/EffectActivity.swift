@@ -1,0 +1,91 @@
+import Sobreiro
+
+/// Counts the operations of the effects of one model that are running, and those of them parked on a test
+/// clock, so that a test can wait until every effect has settled.
+///
+/// An operation runs with its activity in ``current``; a test clock parks that activity while the operation
+/// sleeps on it. The effects have settled when every running operation is parked.
+package final class EffectActivity: Sendable {
+    /// The activity of the effect operation running in the current task, if any.
+    @TaskLocal package static var current: EffectActivity?
+
+    private struct Counts {
+        var running = 0
+        var parked = 0
+        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var waits = 0
+
+        var isSettled: Bool { running == parked }
+    }
+
+    private let counts = Locked(Counts())
+
+    private static let byModel = Locked<[ObjectIdentifier: WeakActivity]>([:])
+
+    /// The activity of `model`'s effects, created the first time one of them starts.
+    package static func of(_ model: AnyObject) -> EffectActivity? {
+        byModel.withLock { $0[ObjectIdentifier(model)]?.activity }
+    }
+
+    /// The activity of `model`'s effects, created if it does not exist.
+    static func forModel(_ model: AnyObject) -> EffectActivity {
+        byModel.withLock { activities in
+            if let activity = activities[ObjectIdentifier(model)]?.activity { return activity }
+            activities = activities.filter { $0.value.activity != nil }
+            let activity = EffectActivity()
+            activities[ObjectIdentifier(model)] = WeakActivity(activity: activity)
+            return activity
+        }
+    }
+
+    func begin() { change { $0.running += 1 } }
+
+    func end() { change { $0.running -= 1 } }
+
+    /// The current operation waits on a test clock.
+    package func park() { change { $0.parked += 1 } }
+
+    /// The current operation was woken by a test clock.
+    package func unpark() { change { $0.parked -= 1 } }
+
+    /// Whether every running operation is parked.
+    package var isSettled: Bool {
+        counts.withLock { $0.isSettled }
+    }
+
+    private func change(_ update: (inout Counts) -> Void) {
+        let waiters = counts.withLock { counts in
+            update(&counts)
+            guard counts.isSettled else { return [CheckedContinuation<Bool, Never>]() }
+            defer { counts.waiters = [:] }
+            return Array(counts.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    /// Waits until every running operation is parked or finished.
+    ///
+    /// - Parameter expire: Given a function that ends the wait; call it to give up.
+    /// - Returns: `true` if the effects settled, `false` if the wait was given up.
+    package func settled(expire: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let number = counts.withLock { counts -> Int? in
+                guard !counts.isSettled else { return nil }
+                counts.waits += 1
+                counts.waiters[counts.waits] = continuation
+                return counts.waits
+            }
+            guard let number else {
+                continuation.resume(returning: true)
+                return
+            }
+            expire { [self] in
+                counts.withLock { $0.waiters.removeValue(forKey: number) }?.resume(returning: false)
+            }
+        }
+    }
+}
+
+private struct WeakActivity {
+    weak var activity: EffectActivity?
+}
