@@ -16,12 +16,15 @@ let package = Package(
         .target(name: "Sobreiro"),
         .target(name: "ScopeKit"),
         .target(name: "SobreiroScopeKit", dependencies: ["Sobreiro", "ScopeKit"]),
-        .target(name: "SobreiroTesting", dependencies: ["Sobreiro"]),
+        .target(name: "SobreiroTesting", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
         .executableTarget(name: "Playground", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"], path: "Playground"),
         .testTarget(name: "SobreiroTests", dependencies: ["Sobreiro", "SobreiroTesting"]),
         .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit"]),
         .testTarget(name: "SobreiroScopeKitTests", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
-        .testTarget(name: "SobreiroTestingTests", dependencies: ["Sobreiro", "SobreiroTesting"]),
+        .testTarget(
+            name: "SobreiroTestingTests",
+            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting"]
+        ),
     ]
 )
 

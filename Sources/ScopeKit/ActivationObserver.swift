@@ -10,6 +10,20 @@ package protocol ActivationObserver: AnyObject {
     /// Called after the behavior's activation cancellables were cancelled, before its `didDeactivate()`; the
     /// observers of one behavior hear it in the reverse order of their activation.
     func behaviorDidDeactivate()
+
+    /// Called after the behavior's `willAttach()`.
+    func behaviorDidAttach()
+
+    /// Called after the behavior's `didDetach()`.
+    func behaviorDidDetach()
+}
+
+extension ActivationObserver {
+    /// Does nothing.
+    package func behaviorDidAttach() {}
+
+    /// Does nothing.
+    package func behaviorDidDetach() {}
 }
 
 extension Behavior {

@@ -44,6 +44,7 @@ enum Lifecycle {
             host.children.append(behavior)
             behavior.state = .attached
             behavior.willAttach()
+            for observer in behavior.activationObservers { observer.behaviorDidAttach() }
             if host.state == .active { activate(behavior) }
         case .detach(let behavior):
             if behavior.host != nil { detach(behavior) }
@@ -63,6 +64,7 @@ enum Lifecycle {
         behavior.host = nil
         behavior.state = .detached
         behavior.didDetach()
+        for observer in behavior.activationObservers { observer.behaviorDidDetach() }
     }
 
     /// Activates `behavior`, then its subtree, parents before children, siblings in attachment order.

@@ -12,10 +12,23 @@ package final class EffectActivity: Sendable {
     private struct Counts {
         var running = 0
         var parked = 0
-        var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var waiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>)] = [:]
         var waits = 0
 
-        var isSettled: Bool { running == parked }
+        func holds(_ condition: Condition) -> Bool {
+            switch condition {
+            case .settled: running == parked
+            case .stopped: running == 0
+            }
+        }
+    }
+
+    /// What a test waits for.
+    package enum Condition: Sendable {
+        /// Every running operation is parked on a test clock.
+        case settled
+        /// No operation runs.
+        case stopped
     }
 
     private let counts = Locked(Counts())
@@ -48,31 +61,33 @@ package final class EffectActivity: Sendable {
     /// The current operation was woken by a test clock.
     package func unpark() { change { $0.parked -= 1 } }
 
-    /// Whether every running operation is parked.
-    package var isSettled: Bool {
-        counts.withLock { $0.isSettled }
+    /// The number of operations running now.
+    package var running: Int {
+        counts.withLock { $0.running }
     }
 
     private func change(_ update: (inout Counts) -> Void) {
-        let waiters = counts.withLock { counts in
+        let ready = counts.withLock { counts in
             update(&counts)
-            guard counts.isSettled else { return [CheckedContinuation<Bool, Never>]() }
-            defer { counts.waiters = [:] }
-            return Array(counts.waiters.values)
+            let ready = counts.waiters.filter { counts.holds($0.value.condition) }
+            for number in ready.keys { counts.waiters[number] = nil }
+            return ready.values.map(\.continuation)
         }
-        for waiter in waiters { waiter.resume(returning: true) }
+        for waiter in ready { waiter.resume(returning: true) }
     }
 
-    /// Waits until every running operation is parked or finished.
+    /// Waits until `condition` holds.
     ///
-    /// - Parameter expire: Given a function that ends the wait; call it to give up.
-    /// - Returns: `true` if the effects settled, `false` if the wait was given up.
-    package func settled(expire: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
+    /// - Parameters:
+    ///   - condition: What to wait for.
+    ///   - expire: Given a function that ends the wait; it calls it to give up.
+    /// - Returns: `true` if the condition holds, `false` if the wait was given up.
+    package func wait(until condition: Condition, expire: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
             let number = counts.withLock { counts -> Int? in
-                guard !counts.isSettled else { return nil }
+                guard !counts.holds(condition) else { return nil }
                 counts.waits += 1
-                counts.waiters[counts.waits] = continuation
+                counts.waiters[counts.waits] = (condition, continuation)
                 return counts.waits
             }
             guard let number else {
@@ -80,7 +95,7 @@ package final class EffectActivity: Sendable {
                 return
             }
             expire { [self] in
-                counts.withLock { $0.waiters.removeValue(forKey: number) }?.resume(returning: false)
+                counts.withLock { $0.waiters.removeValue(forKey: number) }?.continuation.resume(returning: false)
             }
         }
     }

@@ -1,47 +1,270 @@
+import Dispatch
 public import Sobreiro
 
-/// A view that records every state a view model renders into it, for assertions in tests.
+/// A view that records every state a view model delivers, so that a test can assert each one.
 ///
-/// The recorder is a ``Sobreiro/StatefulView`` like any other, so it sees exactly what a real view sees:
-/// the current state when it subscribes, then each committed change that differs from the previous one.
-/// It is safe to use from any thread.
+/// The recorder is a `StatefulView` like any other, so it sees exactly what a real view sees: the current state
+/// when it subscribes, then each committed change that differs from the previous one. Assert the states step by
+/// step with ``expect(_:fileID:filePath:line:column:)-([State],_,_,_,_)``, await states that tasks and effects
+/// write with ``next(timeout:fileID:filePath:line:column:)`` and ``first(timeout:fileID:filePath:line:column:where:)``,
+/// or read the whole ``history``.
 ///
 /// ```swift
 /// @Test func loadingThenLoaded() {
 ///     let model = ListViewModel()
-///     let recorder = StateRecorder(subscribedTo: model)
-///     model.didLoad(["a"])
-///     #expect(recorder.history == [.loading, .loaded(["a"])])
+///     let states = StateRecorder(subscribedTo: model)
+///     states.expect(.loading)
+///     model.didLoad(["oak"])
+///     states.expect(.loaded(["oak"]))
 /// }
 /// ```
+///
+/// Once a test asserts step by step, the recorder is exhaustive: every state must be looked at, through an
+/// assertion, an awaited state or ``history``. A state delivered after the last look then fails the test when
+/// the recorder is released, at the line that created it. A mismatch prints the path to the first differing field,
+/// `state.items[2].title: "oak" → "cork"`. Failures go to Swift Testing or XCTest, whichever runs the test.
+/// The recorder is safe to use from any thread.
 public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
-    private let recorded = Locked<[State]>([])
+    private struct Contents {
+        var history: [State] = []
+        /// How many states of `history` were looked at.
+        var seen = 0
+        /// Whether the test asserts step by step, which makes every state count.
+        var isStepping = false
+        /// A test waiting for the next render, and the number of its wait.
+        var waiter: (number: Int, continuation: CheckedContinuation<Void, Never>)?
+        var waits = 0
+    }
+
+    private let contents = Locked(Contents())
+    private let createdAt: CallerLocation
 
     /// Creates a recorder that is not subscribed to anything yet.
-    public init() {}
+    public init(
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        createdAt = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    }
 
     /// Creates a recorder and subscribes it to `model`, which renders the current state into it at once.
     ///
     /// - Parameter model: The view model to record. It holds the recorder weakly: keep the recorder alive.
-    public convenience init(subscribedTo model: ViewModel<State>) {
-        self.init()
+    public convenience init(
+        subscribedTo model: ViewModel<State>,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        self.init(fileID: fileID, filePath: filePath, line: line, column: column)
         model.subscribe(view: self)
     }
 
-    /// Every state rendered so far, oldest first.
+    deinit {
+        let unseen = contents.withLock { $0.isStepping ? Array($0.history[$0.seen...]) : [] }
+        guard !unseen.isEmpty else { return }
+        reportFailure(
+            "\(unseen.count) state(s) delivered but never asserted:\n"
+                + unseen.map { "  \($0)" }.joined(separator: "\n"),
+            at: createdAt
+        )
+    }
+
+    /// Every state rendered so far, oldest first. Reading it counts as looking at all of them.
     public var history: [State] {
-        recorded.withLock { $0 }
+        contents.withLock { contents in
+            contents.seen = contents.history.count
+            return contents.history
+        }
     }
 
     /// The last state rendered, or `nil` before the first render.
     public var lastState: State? {
-        recorded.withLock { $0.last }
+        contents.withLock { $0.history.last }
     }
 
     /// Appends `state` to ``history``.
     ///
     /// - Parameter state: The state the view model rendered.
     public func render(state: State) {
-        recorded.withLock { $0.append(state) }
+        let waiter = contents.withLock { contents in
+            contents.history.append(state)
+            defer { contents.waiter = nil }
+            return contents.waiter?.continuation
+        }
+        waiter?.resume()
+    }
+
+    /// Asserts that the states delivered since the last look are exactly `expected`, in order.
+    ///
+    /// A missing state, an extra state or a different one fails the test at this line, with the path to the
+    /// first differing field. Call it with no states to assert that nothing new was delivered.
+    ///
+    /// ```swift
+    /// model.retry()
+    /// states.expect(.loading, .loaded(["oak"]))
+    /// ```
+    ///
+    /// - Parameter expected: The states that should have been delivered since the last look.
+    public func expect(
+        _ expected: State...,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        expect(expected, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// Asserts that the states delivered since the last look are exactly `expected`, in order.
+    ///
+    /// - Parameter expected: The states that should have been delivered since the last look.
+    public func expect(
+        _ expected: [State],
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        let actual = takeUnseen()
+        guard actual != expected else { return }
+        let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        reportFailure(StateMismatch(expected: expected, actual: actual).description, at: location)
+    }
+
+    /// Waits for the next state not looked at yet, and returns it.
+    ///
+    /// Returns at once if one was delivered already. If none arrives within `timeout`, the test fails at this
+    /// line and the result is `nil`: a test never hangs here.
+    ///
+    /// - Parameter timeout: How long to wait for a state to be delivered.
+    /// - Returns: The state, or `nil` after the timeout.
+    @discardableResult
+    public func next(
+        timeout: Duration = .seconds(5),
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async -> State? {
+        let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        return await awaitState(timeout: timeout, location: location) { _ in true }
+    }
+
+    /// Waits for a state that matches `predicate`, looking at every state delivered up to it, and returns it.
+    ///
+    /// States delivered before the matching one count as looked at. If none matches within `timeout`, the test
+    /// fails at this line, listing the states that did arrive.
+    ///
+    /// ```swift
+    /// let loaded = await states.first { $0.items.count == 3 }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait for a matching state.
+    ///   - predicate: Whether a state is the one to wait for.
+    /// - Returns: The matching state, or `nil` after the timeout.
+    @discardableResult
+    public func first(
+        timeout: Duration = .seconds(5),
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        where predicate: (State) -> Bool
+    ) async -> State? {
+        let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        return await awaitState(timeout: timeout, location: location, matching: predicate)
+    }
+
+    /// Awaits the next state and asserts that it is `expected`.
+    ///
+    /// - Parameters:
+    ///   - expected: The state that should be delivered next.
+    ///   - timeout: How long to wait for it.
+    public func expectNext(
+        _ expected: State,
+        timeout: Duration = .seconds(5),
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        guard let actual = await next(timeout: timeout, fileID: fileID, filePath: filePath, line: line, column: column),
+            actual != expected
+        else { return }
+        let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        reportFailure(StateMismatch(expected: [expected], actual: [actual]).description, at: location)
+    }
+
+    private func takeUnseen() -> [State] {
+        contents.withLock { contents in
+            contents.isStepping = true
+            defer { contents.seen = contents.history.count }
+            return Array(contents.history[contents.seen...])
+        }
+    }
+
+    private func awaitState(
+        timeout: Duration,
+        location: CallerLocation,
+        matching predicate: (State) -> Bool
+    ) async -> State? {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var looked: [State] = []
+        while true {
+            while let state = takeOne() {
+                looked.append(state)
+                if predicate(state) { return state }
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero, await waitForRender(upTo: remaining) else {
+                let seen = looked.isEmpty ? "none" : looked.map { "\($0)" }.joined(separator: ", ")
+                reportFailure("no matching state was delivered within \(timeout); states seen: \(seen)", at: location)
+                return nil
+            }
+        }
+    }
+
+    private func takeOne() -> State? {
+        contents.withLock { contents in
+            contents.isStepping = true
+            guard contents.seen < contents.history.count else { return nil }
+            defer { contents.seen += 1 }
+            return contents.history[contents.seen]
+        }
+    }
+
+    /// Suspends until a state is rendered (`true`) or `duration` passes (`false`).
+    private func waitForRender(upTo duration: Duration) async -> Bool {
+        let timedOut = Locked(false)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let number = contents.withLock { contents -> Int? in
+                guard contents.seen == contents.history.count else { return nil }
+                contents.waits += 1
+                contents.waiter = (contents.waits, continuation)
+                return contents.waits
+            }
+            guard let number else {
+                continuation.resume()
+                return
+            }
+            let (seconds, attoseconds) = duration.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+                let expired = self?.contents.withLock { contents -> CheckedContinuation<Void, Never>? in
+                    guard let waiter = contents.waiter, waiter.number == number else { return nil }
+                    contents.waiter = nil
+                    return waiter.continuation
+                }
+                guard let expired else { return }
+                timedOut.withLock { $0 = true }
+                expired.resume()
+            }
+        }
+        return !timedOut.withLock { $0 }
     }
 }

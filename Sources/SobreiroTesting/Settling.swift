@@ -1,0 +1,77 @@
+import Dispatch
+import SobreiroScopeKit
+
+/// Waits until every effect operation of `model` has finished or is asleep on a ``TestClock``.
+///
+/// Call it after a change that starts effects, before asserting what they wrote back. Each operation that ran
+/// to its end has written its result back by then. If the effects do not settle within `timeout` (an operation
+/// waits on something other than a test clock), the test fails at this line instead of hanging.
+///
+/// ```swift
+/// model.search("oak")
+/// await settleEffects(of: model)
+/// states.expect(.searching("oak"), .results(["oak"]))
+/// ```
+///
+/// - Parameters:
+///   - model: A view model bound to a behavior, whose activation runs effects.
+///   - timeout: How long to wait for the effects to settle.
+public func settleEffects(
+    of model: some AnyObject,
+    timeout: Duration = .seconds(5),
+    fileID: String = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+) async {
+    guard let activity = EffectActivity.of(model),
+        await !activity.wait(until: .settled, expire: expiring(after: timeout))
+    else { return }
+    reportFailure(
+        "the effects of \(type(of: model)) did not settle within \(timeout): \(activity.running) operation(s) "
+            + "still run. Operations settle when they finish or sleep on a TestClock; one that waits for anything "
+            + "else never settles.",
+        at: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+}
+
+/// Asserts that every effect operation of `model` has stopped, waiting up to `timeout` for cancelled ones to
+/// return.
+///
+/// Call it after the behavior the model is bound to deactivates: every operation was cancelled then, and each
+/// should end soon after, as operations that honour cancellation do.
+///
+/// ```swift
+/// screen.detach()
+/// await expectEffectsStopped(of: model)
+/// ```
+///
+/// - Parameters:
+///   - model: A view model bound to a behavior.
+///   - timeout: How long cancelled operations may take to return.
+public func expectEffectsStopped(
+    of model: some AnyObject,
+    timeout: Duration = .seconds(5),
+    fileID: String = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+) async {
+    guard let activity = EffectActivity.of(model),
+        await !activity.wait(until: .stopped, expire: expiring(after: timeout))
+    else { return }
+    reportFailure(
+        "\(activity.running) effect operation(s) of \(type(of: model)) still run \(timeout) after they should have "
+            + "stopped: an operation that ignores cancellation outlives its activation.",
+        at: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+}
+
+/// Schedules the function it is given to run once `duration` has passed.
+func expiring(after duration: Duration) -> (@escaping @Sendable () -> Void) -> Void {
+    { expire in
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: expire)
+    }
+}

@@ -1,0 +1,162 @@
+import Sobreiro
+import SobreiroScopeKit
+
+/// A clock whose time moves only when a test advances it, so that code that waits runs deterministically.
+///
+/// Give it to the code under test where that code takes a `Clock` (for example an effect that debounces or
+/// polls). A task that sleeps on it stays suspended until ``advance(by:)`` moves the time past its deadline; the
+/// sleepers then wake in deadline order. While suspended, an effect's operation counts as settled, so
+/// ``settleEffects(of:timeout:fileID:filePath:line:column:)`` returns with the effect parked on the clock.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let search = SearchViewModel(clock: clock)   // an effect debounces for 300 ms on `clock`
+/// search.type("oak")
+/// await settleEffects(of: search)               // the effect now sleeps on the clock
+/// await clock.advance(by: .milliseconds(300))   // it wakes, searches and writes back
+/// ```
+public final class TestClock: Clock, Sendable {
+    /// A point in the test clock's time: the duration since it started.
+    public struct Instant: InstantProtocol {
+        /// The time since the clock was created.
+        public let offset: Duration
+
+        /// Creates the instant `offset` after the clock's start.
+        ///
+        /// - Parameter offset: The time since the clock's start.
+        public init(offset: Duration) {
+            self.offset = offset
+        }
+
+        /// The instant `duration` later.
+        public func advanced(by duration: Duration) -> Instant {
+            Instant(offset: offset + duration)
+        }
+
+        /// The time from this instant to `other`.
+        public func duration(to other: Instant) -> Duration {
+            other.offset - offset
+        }
+
+        /// Whether `lhs` comes before `rhs`.
+        public static func < (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.offset < rhs.offset
+        }
+    }
+
+    private struct Sleeper {
+        let number: Int
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+        /// The effect activity the sleeping task belongs to, parked while it sleeps.
+        let activity: EffectActivity?
+    }
+
+    private struct Contents {
+        var now = Instant(offset: .zero)
+        var sleepers: [Sleeper] = []
+        var sleeps = 0
+        /// The effect activities whose operations have slept on this clock.
+        var activities: [ObjectIdentifier: EffectActivity] = [:]
+    }
+
+    private let contents = Locked(Contents())
+
+    /// Creates a clock at its start, `Instant(offset: .zero)`.
+    public init() {}
+
+    /// The current instant: it changes only with ``advance(by:)`` and ``advance(to:)``.
+    public var now: Instant {
+        contents.withLock { $0.now }
+    }
+
+    /// Zero: the clock has no resolution of its own.
+    public var minimumResolution: Duration {
+        .zero
+    }
+
+    /// Suspends until the test advances the clock to `deadline`; returns at once if it is not in the future.
+    ///
+    /// - Throws: `CancellationError` if the task is cancelled while it sleeps.
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let number = contents.withLock { contents in
+            contents.sleeps += 1
+            return contents.sleeps
+        }
+        let activity = EffectActivity.current
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // Parked before it is listed, so that an advance on another thread never unparks it first.
+                activity?.park()
+                let isDue = contents.withLock { contents in
+                    if let activity { contents.activities[ObjectIdentifier(activity)] = activity }
+                    guard deadline > contents.now else { return true }
+                    contents.sleepers.append(
+                        Sleeper(number: number, deadline: deadline, continuation: continuation, activity: activity)
+                    )
+                    return false
+                }
+                if isDue {
+                    activity?.unpark()
+                    continuation.resume()
+                }
+            }
+        } onCancel: {
+            let cancelled = contents.withLock { contents -> Sleeper? in
+                guard let index = contents.sleepers.firstIndex(where: { $0.number == number }) else { return nil }
+                return contents.sleepers.remove(at: index)
+            }
+            guard let cancelled else { return }
+            cancelled.activity?.unpark()
+            cancelled.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the time forward by `duration` and wakes, in deadline order, every task whose deadline has come.
+    ///
+    /// - Parameter duration: How far to move the clock.
+    public func advance(by duration: Duration) async {
+        await advance(to: now.advanced(by: duration))
+    }
+
+    /// Moves the time forward to `instant` and wakes every task whose deadline has come, in deadline order.
+    ///
+    /// A woken task that sleeps again before `instant` wakes again within the same call, so a loop that polls
+    /// every second runs ten times when the clock advances by ten seconds. An effect's operation that slept on
+    /// this clock before is awaited until it settles, before and after it wakes; `settleEffects(of:)` does the
+    /// same for a model whose effects have not reached the clock yet.
+    ///
+    /// - Parameter instant: The new time; an instant in the past leaves the clock as it is.
+    public func advance(to instant: Instant) async {
+        // Operations started since they last slept on this clock reach it first.
+        for activity in contents.withLock({ Array($0.activities.values) }) {
+            _ = await activity.wait(until: .settled, expire: expiring(after: .seconds(5)))
+        }
+        while let sleeper = nextDue(by: instant) {
+            sleeper.activity?.unpark()
+            sleeper.continuation.resume()
+            if let activity = sleeper.activity {
+                // An effect's operation: let it run until it sleeps again or finishes and writes back.
+                _ = await activity.wait(until: .settled, expire: expiring(after: .seconds(5)))
+            } else {
+                await Task.yield()
+            }
+        }
+        contents.withLock { contents in
+            if instant > contents.now { contents.now = instant }
+        }
+    }
+
+    private func nextDue(by instant: Instant) -> Sleeper? {
+        contents.withLock { contents in
+            let sleepers = contents.sleepers
+            guard let index = sleepers.indices.min(by: { sleepers[$0].deadline < sleepers[$1].deadline }),
+                sleepers[index].deadline <= instant
+            else { return nil }
+            let sleeper = contents.sleepers.remove(at: index)
+            if sleeper.deadline > contents.now { contents.now = sleeper.deadline }
+            return sleeper
+        }
+    }
+}
