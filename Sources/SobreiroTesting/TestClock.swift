@@ -70,6 +70,11 @@ public final class TestClock: Clock, Sendable {
         contents.withLock { $0.now }
     }
 
+    /// The number of tasks asleep on the clock.
+    public var sleeperCount: Int {
+        contents.withLock { $0.sleepers.count }
+    }
+
     /// Zero: the clock has no resolution of its own.
     public var minimumResolution: Duration {
         .zero

@@ -5,6 +5,7 @@ import Testing
 
 private struct Count: ViewState {
     var value = 0
+    var title = ""
 }
 
 @Suite("StateRecorder")
@@ -44,5 +45,103 @@ struct StateRecorderTests {
             for _ in 0..<500 { model.write { $0.value += 1 } }
         }
         #expect(recorder.lastState == Count(value: 2_000))
+    }
+
+    @Test("expect passes when exactly the expected states arrived since the last look")
+    func expectStepByStep() {
+        let model = ViewModel(initialState: Count())
+        let states = StateRecorder(subscribedTo: model)
+        states.expect(Count())
+        model.write { $0.value = 1 }
+        model.write { $0.value = 2 }
+        states.expect(Count(value: 1), Count(value: 2))
+        states.expect()
+    }
+
+    @Test("a different state fails at the caller's line with the path to the first differing field")
+    func mismatchShowsThePath() {
+        let model = ViewModel(initialState: Count())
+        let states = StateRecorder(subscribedTo: model)
+        states.expect(Count())
+        model.write { $0.title = "cork" }
+        let line = #line + 2
+        withKnownIssue {
+            states.expect(Count(title: "oak"))
+        } matching: { issue in
+            text(of: issue).contains(#"state.title: "oak" → "cork""#) && issue.sourceLocation?.line == line
+        }
+    }
+
+    @Test("a missing state fails, naming it")
+    func missingState() {
+        let model = ViewModel(initialState: Count())
+        let states = StateRecorder(subscribedTo: model)
+        withKnownIssue {
+            states.expect(Count(), Count(value: 1))
+        } matching: { issue in
+            text(of: issue).contains("expected 2 state(s), but 1 arrived")
+                && text(of: issue).contains("state #2 missing: Count(value: 1")
+        }
+    }
+
+    @Test("an extra state fails, naming it")
+    func extraState() {
+        let model = ViewModel(initialState: Count())
+        let states = StateRecorder(subscribedTo: model)
+        model.write { $0.value = 1 }
+        withKnownIssue {
+            states.expect(Count())
+        } matching: { issue in
+            text(of: issue).contains("state #2 unexpected: Count(value: 1")
+        }
+    }
+
+    @Test("once asserted step by step, a state never looked at fails when the recorder is released")
+    func exhaustiveAtTheEnd() {
+        let model = ViewModel(initialState: Count())
+        withKnownIssue {
+            let states = StateRecorder(subscribedTo: model)
+            states.expect(Count())
+            model.write { $0.value = 7 }
+        } matching: { issue in
+            text(of: issue).contains("1 state(s) delivered but never asserted") && text(of: issue).contains("value: 7")
+        }
+    }
+
+    @Test("next awaits a state written by a task, and first(where:) skips to a matching one")
+    func awaitsStatesFromTasks() async {
+        let model = ViewModel(initialState: Count())
+        let states = StateRecorder(subscribedTo: model)
+        states.expect(Count())
+        Task.detached { for value in 1...5 { model.write { $0.value = value } } }
+
+        let first = await states.next()
+        let fifth = await states.first { $0.value == 5 }
+
+        #expect(first?.value == 1)
+        #expect(fifth?.value == 5)
+        states.expect()
+    }
+
+    @Test("expectNext compares the awaited state")
+    func expectNext() async {
+        let model = ViewModel(initialState: Count())
+        let states = StateRecorder(subscribedTo: model)
+        states.expect(Count())
+        Task.detached { model.write { $0.value = 3 } }
+        await states.expectNext(Count(value: 3))
+    }
+
+    @Test("a state that never comes fails after the timeout instead of hanging")
+    func timeoutFails() async {
+        let model = ViewModel(initialState: Count())
+        let states = StateRecorder(subscribedTo: model)
+        states.expect(Count())
+        await withKnownIssue {
+            let state = await states.first(timeout: .milliseconds(50)) { $0.value == 1 }
+            #expect(state == nil)
+        } matching: { issue in
+            text(of: issue).contains("no matching state was delivered within")
+        }
     }
 }

@@ -1,0 +1,140 @@
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import SobreiroTesting
+import Testing
+
+private struct Poll: ViewState {
+    var ticks = 0
+    var query = ""
+    var results: [String] = []
+}
+
+private final class PollModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sendable {
+    let clock: TestClock
+
+    init(clock: TestClock) {
+        self.clock = clock
+        super.init(initialState: Poll())
+    }
+
+    func didBecomeActive(_ activation: Activation<PollModel>) {
+        // Debounces the query for 300 ms, then "searches".
+        activation.effect(onChangeOf: \.query) { [clock] query in
+            try await clock.sleep(for: .milliseconds(300))
+            return query.isEmpty ? [] : [query, query + "s"]
+        } reduce: { state, result in
+            if case .success(let results) = result { state.results = results }
+        }
+    }
+}
+
+@Suite("Time and effects")
+@MainActor
+struct TimeTests {
+    @Test("a sleeper wakes only once the clock has reached its deadline")
+    func wakesInOrder() async {
+        let clock = TestClock()
+        let woken = Locked<[Int: Duration]>([:])
+        let tasks = [3, 1, 7].map { seconds in
+            Task.detached {
+                try await clock.sleep(for: .seconds(seconds))
+                woken.withLock { $0[seconds] = clock.now.offset }
+            }
+        }
+        await waitUntilAsleep(clock, count: 3)
+
+        await clock.advance(by: .seconds(5))
+        for task in tasks.prefix(2) { try? await task.value }
+
+        let wakes = woken.withLock { $0 }
+        #expect(wakes.keys.sorted() == [1, 3], "the 7-second sleeper still sleeps")
+        #expect(wakes.allSatisfy { $0.value >= .seconds($0.key) })
+        #expect(clock.sleeperCount == 1)
+        tasks[2].cancel()
+        #expect(clock.now == TestClock.Instant(offset: .seconds(5)))
+    }
+
+    @Test("a cancelled sleeper throws CancellationError at once")
+    func cancelledSleeper() async {
+        let clock = TestClock()
+        let task = Task.detached { try await clock.sleep(for: .seconds(10)) }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test("a debounced effect runs only when the clock passes its delay; settling needs no sleep")
+    func debouncedEffect() async {
+        let clock = TestClock()
+        let model = PollModel(clock: clock)
+        let states = StateRecorder(subscribedTo: model)
+        let screen = Behavior()
+        screen.bind(model)
+        let root = RootScope()
+        root.host(screen)
+        states.expect(Poll())
+
+        model.write { $0.query = "oak" }
+        await settleEffects(of: model)
+        await clock.advance(by: .milliseconds(299))
+        states.expect(Poll(query: "oak"))
+
+        await clock.advance(by: .milliseconds(1))
+        states.expect(Poll(query: "oak", results: ["oak", "oaks"]))
+
+        model.write { $0.query = "ash" }
+        await settleEffects(of: model)
+        model.write { $0.query = "elm" }  // cancels the "ash" search before its delay ends
+        await settleEffects(of: model)
+        await clock.advance(by: .seconds(1))
+        states.expect(
+            Poll(query: "ash", results: ["oak", "oaks"]), Poll(query: "elm", results: ["oak", "oaks"]),
+            Poll(query: "elm", results: ["elm", "elms"]))
+
+        screen.detach()
+        await expectEffectsStopped(of: model)
+    }
+
+    @Test("settling fails, instead of hanging, while an operation waits for something other than the clock")
+    func settleTimesOut() async {
+        let never = AsyncStream<Int>.makeStream()
+        let model = FeedbackModel(wait: never.stream)
+        let screen = Behavior()
+        screen.bind(model)
+        let root = RootScope()
+        root.host(screen)
+
+        await withKnownIssue {
+            await settleEffects(of: model, timeout: .milliseconds(50))
+        } matching: { issue in
+            text(of: issue).contains("did not settle within") && text(of: issue).contains("1 operation(s) still run")
+        }
+        never.continuation.finish()
+        screen.detach()
+        await expectEffectsStopped(of: model)
+    }
+
+    /// Waits until `count` plain tasks sleep on `clock`. (Effects need no such loop: settleEffects(of:) waits for
+    /// them.)
+    private func waitUntilAsleep(_ clock: TestClock, count: Int) async {
+        while clock.sleeperCount < count { await Task.yield() }
+    }
+}
+
+private final class FeedbackModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sendable {
+    let wait: AsyncStream<Int>
+
+    init(wait: AsyncStream<Int>) {
+        self.wait = wait
+        super.init(initialState: Poll())
+    }
+
+    func didBecomeActive(_ activation: Activation<FeedbackModel>) {
+        activation.effect(when: { $0.results.isEmpty }) { [wait] _ in
+            for await _ in wait {}
+            return ["done"]
+        } reduce: { state, result in
+            state.results = result.get()
+        }
+    }
+}
