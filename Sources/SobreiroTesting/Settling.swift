@@ -17,7 +17,7 @@ import SobreiroScopeKit
 ///   - model: A view model bound to a behavior, whose activation runs effects.
 ///   - timeout: How long to wait for the effects to settle.
 public func settleEffects(
-    of model: some AnyObject,
+    of model: some AnyObject & Sendable,
     timeout: Duration = .seconds(5),
     fileID: String = #fileID,
     filePath: StaticString = #filePath,
@@ -50,7 +50,7 @@ public func settleEffects(
 ///   - model: A view model bound to a behavior.
 ///   - timeout: How long cancelled operations may take to return.
 public func expectEffectsStopped(
-    of model: some AnyObject,
+    of model: some AnyObject & Sendable,
     timeout: Duration = .seconds(5),
     fileID: String = #fileID,
     filePath: StaticString = #filePath,

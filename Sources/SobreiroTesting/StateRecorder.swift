@@ -38,6 +38,8 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
 
     private let contents = Locked(Contents())
     private let createdAt: CallerLocation
+    /// The main-actor view that feeds this recorder, kept alive by it; see `init(subscribedOnMainActorTo:)`.
+    private let forwarder = Locked<AnyObject?>(nil)
 
     /// Creates a recorder that is not subscribed to anything yet.
     public init(
@@ -61,6 +63,34 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     ) {
         self.init(fileID: fileID, filePath: filePath, line: line, column: column)
         model.subscribe(view: self)
+    }
+
+    /// Creates a recorder that sees what a main-actor view of `model` sees, and subscribes it.
+    ///
+    /// The recorder is fed by a `MainActorStatefulView`, so it records the states that such a view renders:
+    /// the current state at once, then the changes, on the main actor, coalesced when they come from other
+    /// threads. Await them with ``next(timeout:fileID:filePath:line:column:)`` or
+    /// ``first(timeout:fileID:filePath:line:column:where:)``.
+    ///
+    /// ```swift
+    /// let rendered = StateRecorder(subscribedOnMainActorTo: model)
+    /// Task.detached { model.write { $0.count = 3 } }
+    /// await rendered.first { $0.count == 3 }
+    /// ```
+    ///
+    /// - Parameter model: The view model to record.
+    @MainActor
+    public convenience init(
+        subscribedOnMainActorTo model: ViewModel<State>,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        self.init(fileID: fileID, filePath: filePath, line: line, column: column)
+        let forwarder = MainActorForwarder(recorder: self)
+        self.forwarder.withLock { $0 = forwarder }
+        model.subscribe(view: forwarder)
     }
 
     deinit {
@@ -145,13 +175,14 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     @discardableResult
     public func next(
         timeout: Duration = .seconds(5),
+        isolation: isolated (any Actor)? = #isolation,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column
     ) async -> State? {
         let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        return await awaitState(timeout: timeout, location: location) { _ in true }
+        return await awaitState(timeout: timeout, isolation: isolation, location: location) { _ in true }
     }
 
     /// Waits for a state that matches `predicate`, looking at every state delivered up to it, and returns it.
@@ -170,6 +201,7 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     @discardableResult
     public func first(
         timeout: Duration = .seconds(5),
+        isolation: isolated (any Actor)? = #isolation,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
@@ -177,7 +209,7 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
         where predicate: (State) -> Bool
     ) async -> State? {
         let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        return await awaitState(timeout: timeout, location: location, matching: predicate)
+        return await awaitState(timeout: timeout, isolation: isolation, location: location, matching: predicate)
     }
 
     /// Awaits the next state and asserts that it is `expected`.
@@ -188,12 +220,21 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     public func expectNext(
         _ expected: State,
         timeout: Duration = .seconds(5),
+        isolation: isolated (any Actor)? = #isolation,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column
     ) async {
-        guard let actual = await next(timeout: timeout, fileID: fileID, filePath: filePath, line: line, column: column),
+        guard
+            let actual = await next(
+                timeout: timeout,
+                isolation: isolation,
+                fileID: fileID,
+                filePath: filePath,
+                line: line,
+                column: column
+            ),
             actual != expected
         else { return }
         let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -210,6 +251,7 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
 
     private func awaitState(
         timeout: Duration,
+        isolation: isolated (any Actor)?,
         location: CallerLocation,
         matching predicate: (State) -> Bool
     ) async -> State? {
@@ -239,9 +281,9 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     }
 
     /// Suspends until a state is rendered (`true`) or `duration` passes (`false`).
-    private func waitForRender(upTo duration: Duration) async -> Bool {
+    private func waitForRender(upTo duration: Duration, isolation: isolated (any Actor)? = #isolation) async -> Bool {
         let timedOut = Locked(false)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Never>) in
             let number = contents.withLock { contents -> Int? in
                 guard contents.seen == contents.history.count else { return nil }
                 contents.waits += 1
@@ -266,5 +308,19 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
             }
         }
         return !timedOut.withLock { $0 }
+    }
+}
+
+/// A main-actor view that hands what it renders to a recorder.
+@MainActor
+private final class MainActorForwarder<State: ViewState>: MainActorStatefulView {
+    weak var recorder: StateRecorder<State>?
+
+    init(recorder: StateRecorder<State>) {
+        self.recorder = recorder
+    }
+
+    func render(state: State) {
+        recorder?.render(state: state)
     }
 }

@@ -123,6 +123,20 @@ struct StateRecorderTests {
         states.expect()
     }
 
+    @Test("a main-actor recorder sees the states a main-actor view renders, ending on the latest")
+    @MainActor
+    func mainActorRecorder() async {
+        let model = ViewModel(initialState: Count())
+        let rendered = StateRecorder(subscribedOnMainActorTo: model)
+        await rendered.expectNext(Count())
+
+        await Task.detached { for value in 1...100 { model.write { $0.value = value } } }.value
+
+        let last = await rendered.first { $0.value == 100 }
+        #expect(last == Count(value: 100))
+        #expect(rendered.history.map(\.value) == rendered.history.map(\.value).sorted(), "in order")
+    }
+
     @Test("expectNext compares the awaited state")
     func expectNext() async {
         let model = ViewModel(initialState: Count())
