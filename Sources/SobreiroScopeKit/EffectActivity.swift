@@ -17,7 +17,8 @@ package final class EffectActivity: Sendable {
 
         func holds(_ condition: Condition) -> Bool {
             switch condition {
-            case .settled: running == parked
+            // An operation may sleep in several child tasks at once: each sleep parks it once.
+            case .settled: running <= parked
             case .stopped: running == 0
             }
         }
@@ -33,20 +34,35 @@ package final class EffectActivity: Sendable {
 
     private let counts = Locked(Counts())
 
-    private static let byModel = Locked<[ObjectIdentifier: WeakActivity]>([:])
+    private static let byModel = Locked<[ObjectIdentifier: Entry]>([:])
 
-    /// The activity of `model`'s effects, created the first time one of them starts.
-    package static func of(_ model: AnyObject) -> EffectActivity? {
-        byModel.withLock { $0[ObjectIdentifier(model)]?.activity }
+    /// What is known of a model's effects.
+    package enum Lookup {
+        /// The model never declared an effect.
+        case none
+        /// The model declared effects, and none of them exists any more.
+        case ended
+        /// The activity of the model's current effects.
+        case current(EffectActivity)
+    }
+
+    /// What is known of the effects of `model`.
+    package static func of(_ model: AnyObject) -> Lookup {
+        byModel.withLock { entries in
+            guard let entry = entries[ObjectIdentifier(model)], entry.model === model else { return .none }
+            return entry.activity.map(Lookup.current) ?? .ended
+        }
     }
 
     /// The activity of `model`'s effects, created if it does not exist.
     static func forModel(_ model: AnyObject) -> EffectActivity {
-        byModel.withLock { activities in
-            if let activity = activities[ObjectIdentifier(model)]?.activity { return activity }
-            activities = activities.filter { $0.value.activity != nil }
+        byModel.withLock { entries in
+            if let entry = entries[ObjectIdentifier(model)], entry.model === model, let activity = entry.activity {
+                return activity
+            }
+            entries = entries.filter { $0.value.model != nil }
             let activity = EffectActivity()
-            activities[ObjectIdentifier(model)] = WeakActivity(activity: activity)
+            entries[ObjectIdentifier(model)] = Entry(model: model, activity: activity)
             return activity
         }
     }
@@ -101,6 +117,8 @@ package final class EffectActivity: Sendable {
     }
 }
 
-private struct WeakActivity {
+/// A model that declared effects, and the activity of those that exist, both held weakly.
+private struct Entry {
+    weak var model: AnyObject?
     weak var activity: EffectActivity?
 }

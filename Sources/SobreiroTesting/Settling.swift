@@ -24,14 +24,15 @@ public func settleEffects(
     line: UInt = #line,
     column: UInt = #column
 ) async {
-    guard let activity = EffectActivity.of(model),
+    let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    guard let activity = activity(of: model, at: location),
         await !activity.wait(until: .settled, expire: expiring(after: timeout))
     else { return }
     reportFailure(
         "the effects of \(type(of: model)) did not settle within \(timeout): \(activity.running) operation(s) "
             + "still run. Operations settle when they finish or sleep on a TestClock; one that waits for anything "
             + "else never settles.",
-        at: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        at: location
     )
 }
 
@@ -57,14 +58,31 @@ public func expectEffectsStopped(
     line: UInt = #line,
     column: UInt = #column
 ) async {
-    guard let activity = EffectActivity.of(model),
+    let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    guard let activity = activity(of: model, at: location),
         await !activity.wait(until: .stopped, expire: expiring(after: timeout))
     else { return }
     reportFailure(
         "\(activity.running) effect operation(s) of \(type(of: model)) still run \(timeout) after they should have "
             + "stopped: an operation that ignores cancellation outlives its activation.",
-        at: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        at: location
     )
+}
+
+/// The effect activity of `model`; reports a failure if it never declared an effect, which usually means the
+/// test passed the wrong object.
+private func activity(of model: some AnyObject, at location: CallerLocation) -> EffectActivity? {
+    switch EffectActivity.of(model) {
+    case .current(let activity): return activity
+    case .ended: return nil
+    case .none: break
+    }
+    reportFailure(
+        "\(type(of: model)) never started an effect: pass the view model whose activation declares the effects "
+            + "(activation.effect(…)), not its behavior or another object.",
+        at: location
+    )
+    return nil
 }
 
 /// Schedules the function it is given to run once `duration` has passed.

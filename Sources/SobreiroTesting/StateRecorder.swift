@@ -6,7 +6,7 @@ public import Sobreiro
 /// The recorder is a `StatefulView` like any other, so it sees exactly what a real view sees: the current state
 /// when it subscribes, then each committed change that differs from the previous one. Assert the states step by
 /// step with ``expect(_:fileID:filePath:line:column:)-([State],_,_,_,_)``, await states that tasks and effects
-/// write with ``next(timeout:fileID:filePath:line:column:)`` and ``first(timeout:fileID:filePath:line:column:where:)``,
+/// write with ``next(timeout:isolation:fileID:filePath:line:column:)`` and ``first(timeout:isolation:fileID:filePath:line:column:where:)``,
 /// or read the whole ``history``.
 ///
 /// ```swift
@@ -69,8 +69,8 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     ///
     /// The recorder is fed by a `MainActorStatefulView`, so it records the states that such a view renders:
     /// the current state at once, then the changes, on the main actor, coalesced when they come from other
-    /// threads. Await them with ``next(timeout:fileID:filePath:line:column:)`` or
-    /// ``first(timeout:fileID:filePath:line:column:where:)``.
+    /// threads. Await them with ``next(timeout:isolation:fileID:filePath:line:column:)`` or
+    /// ``first(timeout:isolation:fileID:filePath:line:column:where:)``.
     ///
     /// ```swift
     /// let rendered = StateRecorder(subscribedOnMainActorTo: model)

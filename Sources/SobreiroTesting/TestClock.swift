@@ -121,8 +121,14 @@ public final class TestClock: Clock, Sendable {
     /// Moves the time forward by `duration` and wakes, in deadline order, every task whose deadline has come.
     ///
     /// - Parameter duration: How far to move the clock.
-    public func advance(by duration: Duration) async {
-        await advance(to: now.advanced(by: duration))
+    public func advance(
+        by duration: Duration,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        await advance(to: now.advanced(by: duration), fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Moves the time forward to `instant` and wakes every task whose deadline has come, in deadline order.
@@ -132,18 +138,27 @@ public final class TestClock: Clock, Sendable {
     /// this clock before is awaited until it settles, before and after it wakes; `settleEffects(of:)` does the
     /// same for a model whose effects have not reached the clock yet.
     ///
+    /// If an effect's operation does not settle within five seconds, the test fails at the caller's line.
+    ///
     /// - Parameter instant: The new time; an instant in the past leaves the clock as it is.
-    public func advance(to instant: Instant) async {
+    public func advance(
+        to instant: Instant,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         // Operations started since they last slept on this clock reach it first.
         for activity in contents.withLock({ Array($0.activities.values) }) {
-            _ = await activity.wait(until: .settled, expire: expiring(after: .seconds(5)))
+            await settle(activity, at: location)
         }
         while let sleeper = nextDue(by: instant) {
             sleeper.activity?.unpark()
             sleeper.continuation.resume()
             if let activity = sleeper.activity {
                 // An effect's operation: let it run until it sleeps again or finishes and writes back.
-                _ = await activity.wait(until: .settled, expire: expiring(after: .seconds(5)))
+                await settle(activity, at: location)
             } else {
                 await Task.yield()
             }
@@ -151,6 +166,15 @@ public final class TestClock: Clock, Sendable {
         contents.withLock { contents in
             if instant > contents.now { contents.now = instant }
         }
+    }
+
+    private func settle(_ activity: EffectActivity, at location: CallerLocation) async {
+        guard await !activity.wait(until: .settled, expire: expiring(after: .seconds(5))) else { return }
+        reportFailure(
+            "an effect operation that sleeps on this TestClock did not settle within 5 seconds of an advance: it "
+                + "waits for something other than the clock",
+            at: location
+        )
     }
 
     private func nextDue(by instant: Instant) -> Sleeper? {

@@ -95,6 +95,33 @@ struct TimeTests {
         await expectEffectsStopped(of: model)
     }
 
+    @Test("settling a model that declared no effect fails, naming the likely mistake")
+    func settleWrongObject() async {
+        let screen = ViewModel(initialState: Poll())
+        await withKnownIssue {
+            await settleEffects(of: screen)
+        } matching: { issue in
+            text(of: issue).hasPrefix("ViewModel<Poll> never started an effect")
+        }
+    }
+
+    @Test("an operation sleeping in two child tasks at once counts as settled")
+    func parallelSleeps() async {
+        let clock = TestClock()
+        let model = TwinSleepModel(clock: clock)
+        let states = StateRecorder(subscribedTo: model)
+        let screen = Behavior()
+        screen.bind(model)
+        let root = RootScope()
+        root.host(screen)
+
+        await settleEffects(of: model)
+        await clock.advance(by: .seconds(2))
+
+        states.expect(Poll(), Poll(ticks: 3))
+        screen.detach()
+    }
+
     @Test("settling fails, instead of hanging, while an operation waits for something other than the clock")
     func settleTimesOut() async {
         let never = AsyncStream<Int>.makeStream()
@@ -117,7 +144,14 @@ struct TimeTests {
     /// Waits until `count` plain tasks sleep on `clock`. (Effects need no such loop: settleEffects(of:) waits for
     /// them.)
     private func waitUntilAsleep(_ clock: TestClock, count: Int) async {
-        while clock.sleeperCount < count { await Task.yield() }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while clock.sleeperCount < count {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("only \(clock.sleeperCount) of \(count) tasks went to sleep on the clock")
+                return
+            }
+            await Task.yield()
+        }
     }
 }
 
@@ -135,6 +169,26 @@ private final class FeedbackModel: ViewModel<Poll>, ScopedViewModel, @unchecked 
             return ["done"]
         } reduce: { state, result in
             state.results = result.get()
+        }
+    }
+}
+
+private final class TwinSleepModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sendable {
+    let clock: TestClock
+
+    init(clock: TestClock) {
+        self.clock = clock
+        super.init(initialState: Poll())
+    }
+
+    func didBecomeActive(_ activation: Activation<TwinSleepModel>) {
+        activation.effect(when: { $0.ticks == 0 }) { [clock] _ in
+            async let first: Void = clock.sleep(for: .seconds(1))
+            async let second: Void = clock.sleep(for: .seconds(2))
+            _ = try await (first, second)
+            return 3
+        } reduce: { state, result in
+            state.ticks = (try? result.get()) ?? -1
         }
     }
 }
