@@ -13,8 +13,9 @@ let package = Package(
         .executable(name: "Playground", targets: ["Playground"]),
     ],
     targets: [
-        .target(name: "Sobreiro"),
-        .target(name: "ScopeKit"),
+        .target(name: "SobreiroTrace"),
+        .target(name: "Sobreiro", dependencies: ["SobreiroTrace"]),
+        .target(name: "ScopeKit", dependencies: ["SobreiroTrace"]),
         .target(name: "SobreiroScopeKit", dependencies: ["Sobreiro", "ScopeKit"]),
         .target(name: "SobreiroTesting", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
         .executableTarget(name: "Playground", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"], path: "Playground"),

@@ -1,3 +1,5 @@
+import SobreiroTrace
+
 /// Applies changes to scope trees one at a time.
 ///
 /// A change requested while another is being applied (from inside a hook) waits in a queue and runs when the
@@ -43,6 +45,8 @@ enum Lifecycle {
             behavior.host = host
             host.children.append(behavior)
             behavior.state = .attached
+            Trace.record(.transition(from: "detached", to: "attached"), about: behavior)
+            Trace.record(.hook("willAttach"), about: behavior)
             behavior.willAttach()
             for observer in behavior.activationObservers { observer.behaviorDidAttach() }
             if host.state == .active { activate(behavior) }
@@ -57,12 +61,15 @@ enum Lifecycle {
 
     private static func detach(_ behavior: Behavior) {
         if behavior.state == .active { deactivate(behavior) }
+        Trace.record(.hook("willDetach"), about: behavior)
         behavior.willDetach()
         if let host = behavior.host, let index = host.children.firstIndex(where: { $0 === behavior }) {
             host.children.remove(at: index)
         }
         behavior.host = nil
         behavior.state = .detached
+        Trace.record(.transition(from: "attached", to: "detached"), about: behavior)
+        Trace.record(.hook("didDetach"), about: behavior)
         behavior.didDetach()
         for observer in behavior.activationObservers { observer.behaviorDidDetach() }
     }
@@ -70,6 +77,8 @@ enum Lifecycle {
     /// Activates `behavior`, then its subtree, parents before children, siblings in attachment order.
     private static func activate(_ behavior: Behavior) {
         behavior.state = .active
+        Trace.record(.transition(from: "attached", to: "active"), about: behavior)
+        Trace.record(.hook("willActivate"), about: behavior)
         var cancellables = Set<AnyCancellable>()
         behavior.willActivate(cancellables: &cancellables)
         behavior.activationCancellables.formUnion(cancellables)
@@ -88,12 +97,15 @@ enum Lifecycle {
                 deactivate(child)
             }
         }
+        Trace.record(.hook("willDeactivate"), about: behavior)
         behavior.willDeactivate()
         behavior.state = .attached
+        Trace.record(.transition(from: "active", to: "attached"), about: behavior)
         let cancellables = behavior.activationCancellables
         behavior.activationCancellables = []
         for cancellable in cancellables { cancellable.cancel() }
         for observer in behavior.activationObservers.reversed() { observer.behaviorDidDeactivate() }
+        Trace.record(.hook("didDeactivate"), about: behavior)
         behavior.didDeactivate()
     }
 

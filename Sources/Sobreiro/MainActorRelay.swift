@@ -53,6 +53,7 @@ package final class MainActorRelay<Value: Equatable & Sendable>: @unchecked Send
             return pending == nil
         }
         if needsSchedule {
+            if let target { Trace.record(.hopped(to: String(describing: type(of: target))), about: target) }
             Task { @MainActor in self.handOverPending() }
         }
     }

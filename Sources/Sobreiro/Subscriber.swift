@@ -58,6 +58,7 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
         guard let target else { return false }
         guard deliveredVersion < version, !isCancelled.load(ordering: .acquiring) else { return true }
         deliveredVersion = version
+        Trace.record(.delivered(to: String(describing: type(of: target))), about: owner ?? target)
         receive(target, state)
         return true
     }

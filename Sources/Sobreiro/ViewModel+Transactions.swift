@@ -11,6 +11,7 @@ extension ViewModel {
         }
         var result: R?
         var failure: E?
+        var changed = false
         #if DEBUG
             LockOrder.willLockForTransaction(self)
         #endif
@@ -19,7 +20,8 @@ extension ViewModel {
             let before = current
             do throws(E) {
                 result = try body()
-                return finishTransaction(changed: current != before, on: thread)
+                changed = current != before
+                return finishTransaction(changed: changed, on: thread)
             } catch {
                 current = before
                 failure = error
@@ -30,6 +32,7 @@ extension ViewModel {
         #if DEBUG
             LockOrder.didUnlockAfterTransaction(self)
         #endif
+        Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self)
         if let round { deliver(round, on: thread) }
         if let failure { throw failure }
         return result!

@@ -1,4 +1,5 @@
 public import ScopeKit
+import Sobreiro
 
 /// What ``ScopeKit/Behavior/bind(_:)`` did.
 public enum BindingResult: Equatable, Sendable {
@@ -94,8 +95,10 @@ final class ModelBinding<Model: ScopedViewModel>: ActivationObserver {
         self.activation = activation
         if !hasLoaded {
             hasLoaded = true
+            Trace.record(.hook("didLoad"), about: model)
             model.didLoad()
         }
+        Trace.record(.hook("didBecomeActive"), about: model)
         model.didBecomeActive(activation)
     }
 
@@ -103,6 +106,7 @@ final class ModelBinding<Model: ScopedViewModel>: ActivationObserver {
         guard let activation else { return }
         self.activation = nil
         activation.end()
+        Trace.record(.hook("didBecomeInactive"), about: model)
         model.didBecomeInactive()
     }
 }

@@ -1,0 +1,108 @@
+import Dispatch
+public import Synchronization
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// An opt-in stream of what happens inside Sobreiro and ScopeKit: transactions, deliveries, hops to the main
+/// actor, and the lifecycle of behaviors and bound models.
+///
+/// Install a handler in one line, and every event reaches it, on the thread where it happens:
+///
+/// ```swift
+/// Trace.install { event in print(event) }
+/// ```
+///
+/// While no handler is installed, tracing costs one relaxed atomic load at each place that could report an
+/// event. The handler must be quick and must not write to view models: it may run inside a transaction's
+/// critical section of the model it hears about.
+public enum Trace {
+    /// Whether a handler is installed. Read on every traced path, so it is a single relaxed atomic load.
+    @usableFromInline
+    static let isOn = Atomic<Bool>(false)
+
+    private static let handler = TraceLocked<(@Sendable (TraceEvent) -> Void)?>(nil)
+    private static let threadNumbers = TraceLocked<[UInt: Int]>([:])
+    private static let mainQueueKey: DispatchSpecificKey<Void> = {
+        let key = DispatchSpecificKey<Void>()
+        DispatchQueue.main.setSpecific(key: key, value: ())
+        return key
+    }()
+
+    /// Sends every event to `handler` from now on, replacing the handler installed before.
+    ///
+    /// - Parameter handler: Receives each event, on the thread where it happens.
+    public static func install(_ handler: @escaping @Sendable (TraceEvent) -> Void) {
+        self.handler.withLock { $0 = handler }
+        isOn.store(true, ordering: .releasing)
+    }
+
+    /// Stops tracing; the installed handler receives nothing more, except an event already being reported.
+    public static func uninstall() {
+        isOn.store(false, ordering: .releasing)
+        handler.withLock { $0 = nil }
+    }
+
+    /// Whether a handler is installed.
+    @inlinable
+    public static var isEnabled: Bool {
+        isOn.load(ordering: .relaxed)
+    }
+
+    /// Reports an event about `subject` if a handler is installed.
+    @inlinable
+    package static func record(_ kind: @autoclosure () -> TraceEvent.Kind, about subject: @autoclosure () -> AnyObject) {
+        guard isEnabled else { return }
+        report(kind(), about: subject())
+    }
+
+    @usableFromInline
+    static func report(_ kind: TraceEvent.Kind, about subject: AnyObject) {
+        guard let handler = handler.withLock({ $0 }) else { return }
+        handler(TraceEvent(kind: kind, subject: subject, thread: currentThreadName()))
+    }
+
+    /// "main" on the main queue; otherwise "thread N", numbered in the order threads first report.
+    private static func currentThreadName() -> String {
+        if DispatchQueue.getSpecific(key: mainQueueKey) != nil { return "main" }
+        #if canImport(Darwin)
+            let id = UInt(bitPattern: pthread_self())
+        #else
+            let id = UInt(pthread_self())
+        #endif
+        let number = threadNumbers.withLock { numbers in
+            if let number = numbers[id] { return number }
+            let number = numbers.count + 1
+            numbers[id] = number
+            return number
+        }
+        return "thread \(number)"
+    }
+}
+
+/// A value guarded by a pthread mutex, which ThreadSanitizer understands.
+private final class TraceLocked<Value>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&value)
+    }
+}

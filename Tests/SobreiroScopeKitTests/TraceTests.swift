@@ -1,0 +1,100 @@
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import Testing
+
+private struct Oops: Error {}
+
+/// Collects the events about the given subjects while installed.
+private final class Collector: Sendable {
+    private let subjects: Set<ObjectIdentifier>
+    private let collected = Locked<[TraceEvent]>([])
+
+    init(_ subjects: AnyObject...) {
+        self.subjects = Set(subjects.map(ObjectIdentifier.init))
+        Trace.install { [self] event in
+            guard self.subjects.contains(event.subject) else { return }
+            collected.withLock { $0.append(event) }
+        }
+    }
+
+    var kinds: [TraceEvent.Kind] { collected.withLock { $0.map(\.kind) } }
+    var events: [TraceEvent] { collected.withLock { $0 } }
+}
+
+/// The trace is one global switch, so its tests run one at a time; other suites never install it.
+@Suite("Trace", .serialized)
+@MainActor
+struct TraceTests {
+    @Test("transactions report committed, deduplicated and rolled back, and deliveries name the subscriber")
+    func transactions() throws {
+        let model = ViewModel(initialState: Feed())
+        let view = FeedView()
+        model.subscribe(view: view)
+        let trace = Collector(model)
+        defer { Trace.uninstall() }
+
+        model.write { $0.count = 1 }
+        model.write { $0.count = 1 }
+        try? model.write { (_: inout Feed) throws(Oops) in throw Oops() }
+
+        #expect(trace.kinds == [.committed, .delivered(to: "FeedView"), .deduplicated, .rolledBack])
+        #expect(trace.events.first?.subjectType == "ViewModel<Feed>")
+        #expect(trace.events.first?.description.hasPrefix("ViewModel<Feed> committed [") == true)
+    }
+
+    @Test("a scope tree reports its transitions and hooks, and a bound model its own hooks, in order")
+    func lifecycle() {
+        let root = RootScope()
+        let screen = Behavior()
+        let model = FeedModel()
+        screen.bind(model)
+        let trace = Collector(screen, model)
+        defer { Trace.uninstall() }
+
+        root.host(screen)
+        screen.detach()
+
+        #expect(
+            trace.kinds == [
+                .transition(from: "detached", to: "attached"), .hook("willAttach"),
+                .transition(from: "attached", to: "active"), .hook("willActivate"),
+                .hook("didLoad"), .hook("didBecomeActive"),
+                .hook("willDeactivate"), .transition(from: "active", to: "attached"),
+                .hook("didBecomeInactive"), .hook("didDeactivate"),
+                .hook("willDetach"), .transition(from: "attached", to: "detached"), .hook("didDetach"),
+            ])
+    }
+
+    @Test("a write from another thread reports the hop to a main-actor view")
+    func hops() async {
+        let model = ViewModel(initialState: Feed())
+        let view = MainActorFeedView()
+        model.subscribe(view: view)
+        let trace = Collector(model, view)
+        defer { Trace.uninstall() }
+
+        await Task.detached { model.write { $0.count = 1 } }.value
+        _ = await firstState(of: model) { $0.count == 1 }
+
+        #expect(trace.kinds.contains(.hopped(to: "MainActorFeedView")))
+        #expect(trace.events.first { $0.kind == .committed }?.thread.hasPrefix("thread") == true)
+    }
+
+    @Test("nothing is reported once the trace is uninstalled")
+    func off() {
+        let model = ViewModel(initialState: Feed())
+        let trace = Collector(model)
+        Trace.uninstall()
+
+        model.write { $0.count = 1 }
+
+        #expect(!Trace.isEnabled)
+        #expect(trace.kinds.isEmpty)
+    }
+}
+
+@MainActor
+private final class MainActorFeedView: MainActorStatefulView {
+    func render(state: Feed) {}
+}
