@@ -33,6 +33,29 @@ let package = Package(
             path: "Benchmarks/ScopeKitBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .target(
+            name: "AdapterScenarios",
+            dependencies: [
+                .product(name: "Sobreiro", package: "Sobreiro"),
+                .product(name: "ScopeKit", package: "Sobreiro"),
+                .product(name: "SobreiroScopeKit", package: "Sobreiro"),
+            ]
+        ),
+        .executableTarget(
+            name: "AdapterBenchmarks",
+            dependencies: [
+                "AdapterScenarios",
+                .product(name: "Sobreiro", package: "Sobreiro"),
+                .product(name: "ScopeKit", package: "Sobreiro"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/AdapterBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "AdapterProbe",
+            dependencies: ["AdapterScenarios", .product(name: "ScopeKit", package: "Sobreiro")]
+        ),
         .executableTarget(
             name: "WritePathProbe",
             dependencies: ["Contenders", .product(name: "ScopeKit", package: "Sobreiro")]

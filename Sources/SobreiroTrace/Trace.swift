@@ -56,7 +56,8 @@ public enum Trace {
 
     /// Reports an event about `subject` if a handler is installed.
     @inlinable
-    package static func record(_ kind: @autoclosure () -> TraceEvent.Kind, about subject: @autoclosure () -> AnyObject) {
+    package static func record(_ kind: @autoclosure () -> TraceEvent.Kind, about subject: @autoclosure () -> AnyObject)
+    {
         guard isEnabled else { return }
         report(kind(), about: subject())
     }
