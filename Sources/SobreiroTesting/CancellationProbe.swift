@@ -30,6 +30,12 @@ public final class CancellationProbe: Cancellable, Sendable {
     }
 
     /// Asserts that the probe has been cancelled, exactly once.
+    ///
+    /// - Parameters:
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public func expectCancelled(
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
@@ -45,6 +51,12 @@ public final class CancellationProbe: Cancellable, Sendable {
     }
 
     /// Asserts that the probe has not been cancelled.
+    ///
+    /// - Parameters:
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public func expectNotCancelled(
         fileID: String = #fileID,
         filePath: StaticString = #filePath,

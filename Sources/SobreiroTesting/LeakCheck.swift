@@ -9,7 +9,12 @@
 /// expectDeallocated(&model)
 /// ```
 ///
-/// - Parameter object: The only reference the test holds; it is `nil` afterwards.
+/// - Parameters:
+///   - object: The only reference the test holds; it is `nil` afterwards.
+///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+///   - filePath: The caller's file path, where a failure is reported; leave the default.
+///   - line: The caller's line, where a failure is reported; leave the default.
+///   - column: The caller's column, where a failure is reported; leave the default.
 public func expectDeallocated<Object: AnyObject>(
     _ object: inout Object?,
     fileID: String = #fileID,

@@ -40,7 +40,12 @@ public final class LifecycleRecorder {
 
     /// Starts recording the transitions of `behavior`.
     ///
-    /// - Parameter behavior: The behavior to watch.
+    /// - Parameters:
+    ///   - behavior: The behavior to watch.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public init(
         of behavior: Behavior,
         fileID: String = #fileID,
@@ -60,7 +65,12 @@ public final class LifecycleRecorder {
 
     /// Asserts that the transitions since the last look are exactly `expected`, in order.
     ///
-    /// - Parameter expected: The transitions that should have happened since the last look.
+    /// - Parameters:
+    ///   - expected: The transitions that should have happened since the last look.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public func expect(
         _ expected: Event...,
         fileID: String = #fileID,

@@ -16,6 +16,10 @@ import SobreiroScopeKit
 /// - Parameters:
 ///   - model: A view model bound to a behavior, whose activation runs effects.
 ///   - timeout: How long to wait for the effects to settle.
+///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+///   - filePath: The caller's file path, where a failure is reported; leave the default.
+///   - line: The caller's line, where a failure is reported; leave the default.
+///   - column: The caller's column, where a failure is reported; leave the default.
 public func settleEffects(
     of model: some AnyObject & Sendable,
     timeout: Duration = .seconds(5),
@@ -50,6 +54,10 @@ public func settleEffects(
 /// - Parameters:
 ///   - model: A view model bound to a behavior.
 ///   - timeout: How long cancelled operations may take to return.
+///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+///   - filePath: The caller's file path, where a failure is reported; leave the default.
+///   - line: The caller's line, where a failure is reported; leave the default.
+///   - column: The caller's column, where a failure is reported; leave the default.
 public func expectEffectsStopped(
     of model: some AnyObject & Sendable,
     timeout: Duration = .seconds(5),

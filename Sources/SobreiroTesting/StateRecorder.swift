@@ -42,6 +42,12 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     private let forwarder = Locked<AnyObject?>(nil)
 
     /// Creates a recorder that is not subscribed to anything yet.
+    ///
+    /// - Parameters:
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public init(
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
@@ -53,7 +59,12 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
 
     /// Creates a recorder and subscribes it to `model`, which renders the current state into it at once.
     ///
-    /// - Parameter model: The view model to record. It holds the recorder weakly: keep the recorder alive.
+    /// - Parameters:
+    ///   - model: The view model to record. It holds the recorder weakly: keep the recorder alive.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public convenience init(
         subscribedTo model: ViewModel<State>,
         fileID: String = #fileID,
@@ -78,7 +89,12 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     /// await rendered.first { $0.count == 3 }
     /// ```
     ///
-    /// - Parameter model: The view model to record.
+    /// - Parameters:
+    ///   - model: The view model to record.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     @MainActor
     public convenience init(
         subscribedOnMainActorTo model: ViewModel<State>,
@@ -138,7 +154,12 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     /// states.expect(.loading, .loaded(["oak"]))
     /// ```
     ///
-    /// - Parameter expected: The states that should have been delivered since the last look.
+    /// - Parameters:
+    ///   - expected: The states that should have been delivered since the last look.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public func expect(
         _ expected: State...,
         fileID: String = #fileID,
@@ -151,7 +172,12 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
 
     /// Asserts that the states delivered since the last look are exactly `expected`, in order.
     ///
-    /// - Parameter expected: The states that should have been delivered since the last look.
+    /// - Parameters:
+    ///   - expected: The states that should have been delivered since the last look.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public func expect(
         _ expected: [State],
         fileID: String = #fileID,
@@ -170,7 +196,13 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     /// Returns at once if one was delivered already. If none arrives within `timeout`, the test fails at this
     /// line and the result is `nil`: a test never hangs here.
     ///
-    /// - Parameter timeout: How long to wait for a state to be delivered.
+    /// - Parameters:
+    ///   - timeout: How long to wait for a state to be delivered.
+    ///   - isolation: The caller's actor, where the wait runs; leave the default.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     /// - Returns: The state, or `nil` after the timeout.
     @discardableResult
     public func next(
@@ -197,6 +229,11 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     /// - Parameters:
     ///   - timeout: How long to wait for a matching state.
     ///   - predicate: Whether a state is the one to wait for.
+    ///   - isolation: The caller's actor, where the wait runs; leave the default.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     /// - Returns: The matching state, or `nil` after the timeout.
     @discardableResult
     public func first(
@@ -217,6 +254,11 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     /// - Parameters:
     ///   - expected: The state that should be delivered next.
     ///   - timeout: How long to wait for it.
+    ///   - isolation: The caller's actor, where the wait runs; leave the default.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public func expectNext(
         _ expected: State,
         timeout: Duration = .seconds(5),

@@ -4,7 +4,7 @@ import SobreiroScopeKit
 /// A clock whose time moves only when a test advances it, so that code that waits runs deterministically.
 ///
 /// Give it to the code under test where that code takes a `Clock` (for example an effect that debounces or
-/// polls). A task that sleeps on it stays suspended until ``advance(by:)`` moves the time past its deadline; the
+/// polls). A task that sleeps on it stays suspended until ``advance(by:fileID:filePath:line:column:)`` moves the time past its deadline; the
 /// sleepers then wake in deadline order. While suspended, an effect's operation counts as settled, so
 /// ``settleEffects(of:timeout:fileID:filePath:line:column:)`` returns with the effect parked on the clock.
 ///
@@ -65,7 +65,7 @@ public final class TestClock: Clock, Sendable {
     /// Creates a clock at its start, `Instant(offset: .zero)`.
     public init() {}
 
-    /// The current instant: it changes only with ``advance(by:)`` and ``advance(to:)``.
+    /// The current instant: it changes only with ``advance(by:fileID:filePath:line:column:)`` and ``advance(to:fileID:filePath:line:column:)``.
     public var now: Instant {
         contents.withLock { $0.now }
     }
@@ -120,7 +120,12 @@ public final class TestClock: Clock, Sendable {
 
     /// Moves the time forward by `duration` and wakes, in deadline order, every task whose deadline has come.
     ///
-    /// - Parameter duration: How far to move the clock.
+    /// - Parameters:
+    ///   - duration: How far to move the clock.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public func advance(
         by duration: Duration,
         fileID: String = #fileID,
@@ -140,7 +145,12 @@ public final class TestClock: Clock, Sendable {
     ///
     /// If an effect's operation does not settle within five seconds, the test fails at the caller's line.
     ///
-    /// - Parameter instant: The new time; an instant in the past leaves the clock as it is.
+    /// - Parameters:
+    ///   - instant: The new time; an instant in the past leaves the clock as it is.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
     public func advance(
         to instant: Instant,
         fileID: String = #fileID,
