@@ -26,12 +26,42 @@ public enum AttachmentError: Error, Sendable, Equatable {
 
 /// What ``Behavior/attach(to:)`` did with a request.
 public enum AttachmentResult: Sendable, Equatable {
-    /// The behavior is attached to the host: now, or, when asked from inside a lifecycle hook, as soon as
-    /// the current change of the tree completes. Also the answer when it was attached there already.
-    ///
-    /// A request from inside a hook is checked again when it runs: if the changes made in between would make
-    /// it break the tree, it is dropped.
+    /// The behavior is attached to the host. Also the answer when it was attached there already.
     case accepted
     /// Nothing changed, for the reason given.
     case refused(AttachmentError)
+    /// The request was made inside a lifecycle hook, so it waits until the current change of the tree
+    /// completes. It is checked again then; ``PendingAttachment/outcome`` tells what happened.
+    case queued(PendingAttachment)
+}
+
+/// An attachment requested inside a lifecycle hook, which runs once the current change of the tree completes.
+///
+/// ```swift
+/// if case .queued(let pending) = detail.attach(to: screen) {
+///     // later, once the tree has settled:
+///     assert(pending.outcome == .accepted)
+/// }
+/// ```
+@MainActor
+public final class PendingAttachment: Sendable, Equatable {
+    /// What became of a queued attachment.
+    public enum Outcome: Sendable, Equatable {
+        /// It has not run yet.
+        case pending
+        /// It ran and attached the behavior.
+        case accepted
+        /// It ran, but the changes made before it would have made it break the tree, so it changed nothing.
+        case refused(AttachmentError)
+    }
+
+    /// What became of the attachment so far.
+    public internal(set) var outcome: Outcome = .pending
+
+    init() {}
+
+    /// Two values are equal when they are the same request.
+    public nonisolated static func == (lhs: PendingAttachment, rhs: PendingAttachment) -> Bool {
+        lhs === rhs
+    }
 }

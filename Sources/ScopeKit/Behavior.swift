@@ -53,20 +53,27 @@ open class Behavior {
     /// Attaches this behavior to `host`, moving it there if it is hosted elsewhere.
     ///
     /// If `host` is active, this behavior (and its subtree) activates. Attaching to the current host again
-    /// does nothing. Called from inside a lifecycle hook, the change runs once the current change completes.
+    /// does nothing. Called from inside a lifecycle hook, the change runs once the current change completes,
+    /// and the result is ``AttachmentResult/queued(_:)``.
     ///
     /// ```swift
     /// if case .refused(let reason) = screen.attach(to: root) { print(reason) }
     /// ```
     ///
     /// - Parameter host: The scope to attach to.
-    /// - Returns: ``AttachmentResult/accepted``, or ``AttachmentResult/refused(_:)`` with the reason when the
+    /// - Returns: ``AttachmentResult/accepted``, ``AttachmentResult/queued(_:)`` inside a hook, or
+    ///   ``AttachmentResult/refused(_:)`` with the reason when the
     ///   attachment would break the tree, in which case nothing changes.
     @discardableResult
     public func attach(to host: Scope) -> AttachmentResult {
         if let refusal = attachmentError(to: host) { return .refused(refusal) }
-        Lifecycle.perform(.attach(self, to: host))
-        return .accepted
+        guard Lifecycle.isApplying else {
+            Lifecycle.perform(.attach(self, to: host, nil))
+            return .accepted
+        }
+        let pending = PendingAttachment()
+        Lifecycle.perform(.attach(self, to: host, pending))
+        return .queued(pending)
     }
 
     /// Detaches this behavior from its host, deactivating it first if it is active.

@@ -8,15 +8,17 @@ import SobreiroTrace
 @MainActor
 enum Lifecycle {
     enum Change {
-        case attach(Behavior, to: Scope)
+        /// With the request to report to, when it was queued.
+        case attach(Behavior, to: Scope, PendingAttachment?)
         case detach(Behavior)
         case evict(Behavior, from: Scope)
         /// The behavior's host was deallocated while the behavior lives on.
         case orphan(Behavior)
     }
 
+    /// Whether a change is being applied, so that a new one will be queued.
     @exclusivity(unchecked)
-    private static var isApplying = false
+    private(set) static var isApplying = false
     @exclusivity(unchecked)
     private static var queue: [Change] = []
 
@@ -38,9 +40,14 @@ enum Lifecycle {
 
     private static func apply(_ change: Change) {
         switch change {
-        case .attach(let behavior, let host):
+        case .attach(let behavior, let host, let pending):
             // Checked again: the tree may have changed since the request was queued.
-            guard behavior.host !== host, behavior.attachmentError(to: host) == nil else { return }
+            if let refusal = behavior.attachmentError(to: host) {
+                pending?.outcome = .refused(refusal)
+                return
+            }
+            pending?.outcome = .accepted
+            guard behavior.host !== host else { return }
             if behavior.host != nil { detach(behavior) }
             behavior.host = host
             host.children.append(behavior)

@@ -114,7 +114,7 @@ struct OwnershipTests {
         #expect(entries.firstIndex(of: "leaver.willDetach")! > returned)
     }
 
-    @Test("S6, S8: a queued attachment that the changes before it made circular is dropped")
+    @Test("S6, S8, R3: a queued attachment that the changes before it made circular is refused, and says so")
     func queuedCycleIsDropped() {
         let first = node("first")
         let second = node("second")
@@ -126,7 +126,11 @@ struct OwnershipTests {
             results.append(second.attach(to: first))  // a cycle only once the first request has run
         }
         trigger.detach()
-        #expect(results == [.accepted, .accepted])
+        let outcomes = results.map { result -> PendingAttachment.Outcome? in
+            guard case .queued(let pending) = result else { return nil }
+            return pending.outcome
+        }
+        #expect(outcomes == [.accepted, .refused(.cannotAttachToDescendant)])
         #expect(first.host === second)
         #expect(second.host === root)
         #expect(journal.violations.isEmpty)
