@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ```swift
 /// let probe = CancellationProbe()
-/// model.onActivate = { activation in probe.store(in: activation) }
+/// let screen = AnonymousBehavior { cancellables in probe.store(in: &cancellables) }
 /// root.host(screen)
 /// screen.detach()
 /// probe.expectCancelled()

@@ -86,8 +86,8 @@ private func activity(of model: some AnyObject, at location: CallerLocation) -> 
     case .none: break
     }
     reportFailure(
-        "\(type(of: model)) never started an effect: pass the view model whose activation declares the effects "
-            + "(activation.effect(…)), not its behavior or another object.",
+        "\(type(of: model)) has no effects to wait for: bind it to a behavior that is active and declare them in "
+            + "didBecomeActive with activation.effect(…), and pass the view model itself, not its behavior.",
         at: location
     )
     return nil

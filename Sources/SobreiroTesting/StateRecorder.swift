@@ -21,8 +21,8 @@ public import Sobreiro
 ///
 /// Once a test asserts step by step, the recorder is exhaustive: every state must be looked at, through an
 /// assertion, an awaited state or ``history``. A state delivered after the last look then fails the test when
-/// the recorder is released, at the line that created it. A mismatch prints the path to the first differing field,
-/// `state.items[2].title: "oak" → "cork"`. Failures go to Swift Testing or XCTest, whichever runs the test.
+/// the recorder is released, at the line that created it. A mismatch prints the path of each differing field,
+/// first difference first: `state.items[2].title: "oak" → "cork"`. Failures go to Swift Testing or XCTest, whichever runs the test.
 /// The recorder is safe to use from any thread.
 public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     private struct Contents {

@@ -92,20 +92,17 @@ public final class TestClock: Clock, Sendable {
         let activity = EffectActivity.current
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                // Parked before it is listed, so that an advance on another thread never unparks it first.
-                activity?.park()
+                // Parked and listed in one step, so that an advance never finds it parked but not listed.
                 let isDue = contents.withLock { contents in
                     if let activity { contents.activities[ObjectIdentifier(activity)] = activity }
                     guard deadline > contents.now else { return true }
                     contents.sleepers.append(
                         Sleeper(number: number, deadline: deadline, continuation: continuation, activity: activity)
                     )
+                    activity?.park()
                     return false
                 }
-                if isDue {
-                    activity?.unpark()
-                    continuation.resume()
-                }
+                if isDue { continuation.resume() }
             }
         } onCancel: {
             let cancelled = contents.withLock { contents -> Sleeper? in

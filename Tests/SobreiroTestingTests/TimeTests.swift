@@ -101,8 +101,30 @@ struct TimeTests {
         await withKnownIssue {
             await settleEffects(of: screen)
         } matching: { issue in
-            text(of: issue).hasPrefix("ViewModel<Poll> never started an effect")
+            text(of: issue).hasPrefix("ViewModel<Poll> has no effects to wait for")
         }
+    }
+
+    @Test("advance returns only once the effect it woke has written back, every time")
+    func advanceWaitsForTheWriteBack() async {
+        let clock = TestClock()
+        let model = PollModel(clock: clock)
+        let screen = Behavior()
+        screen.bind(model)
+        let root = RootScope()
+        root.host(screen)
+        var late = 0
+
+        for round in 1...2_000 {
+            let query = "q\(round)"
+            model.write { $0.query = query }
+            await settleEffects(of: model)
+            await clock.advance(by: .milliseconds(300))
+            if model.state.results.first != query { late += 1 }
+        }
+
+        #expect(late == 0, "advance returned before the write-back in \(late) of 2000 rounds")
+        screen.detach()
     }
 
     @Test("an operation sleeping in two child tasks at once counts as settled")
