@@ -31,8 +31,8 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
         var seen = 0
         /// Whether the test asserts step by step, which makes every state count.
         var isStepping = false
-        /// A test waiting for the next render, and the number of its wait.
-        var waiter: (number: Int, continuation: CheckedContinuation<Void, Never>)?
+        /// Tasks waiting for the next render, by the number of their wait.
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var waits = 0
     }
 
@@ -136,12 +136,12 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     ///
     /// - Parameter state: The state the view model rendered.
     public func render(state: State) {
-        let waiter = contents.withLock { contents in
+        let waiters = contents.withLock { contents in
             contents.history.append(state)
-            defer { contents.waiter = nil }
-            return contents.waiter?.continuation
+            defer { contents.waiters = [:] }
+            return contents.waiters.values
         }
-        waiter?.resume()
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Asserts that the states delivered since the last look are exactly `expected`, in order.
@@ -329,7 +329,7 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
             let number = contents.withLock { contents -> Int? in
                 guard contents.seen == contents.history.count else { return nil }
                 contents.waits += 1
-                contents.waiter = (contents.waits, continuation)
+                contents.waiters[contents.waits] = continuation
                 return contents.waits
             }
             guard let number else {
@@ -340,9 +340,7 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
             let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
                 let expired = self?.contents.withLock { contents -> CheckedContinuation<Void, Never>? in
-                    guard let waiter = contents.waiter, waiter.number == number else { return nil }
-                    contents.waiter = nil
-                    return waiter.continuation
+                    contents.waiters.removeValue(forKey: number)
                 }
                 guard let expired else { return }
                 timedOut.withLock { $0 = true }
