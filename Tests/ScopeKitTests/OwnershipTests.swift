@@ -142,8 +142,9 @@ struct OwnershipTests {
         let second = node("second")
         let mover = node("mover")
         root.host([first, second])
-        mover.hooks["willActivate"] = { node in
-            if node.host === first { node.attach(to: second) }
+        mover.hooks["willActivate"] = { [weak first, weak second] node in
+            // Weak: the hook lives in `mover`, which `second` ends up hosting.
+            if let first, let second, node.host === first { node.attach(to: second) }
         }
         first.host(mover)
         #expect(mover.host === second)
@@ -234,6 +235,8 @@ struct OwnershipTests {
                 let before = residentBytes()
                 cycle(100_000)
                 let growth = residentBytes() - before
+                // AddressSanitizer quarantines freed memory, so resident memory grows under it whatever we do.
+                guard !isAddressSanitizerActive else { return }
                 precondition(growth < 1024 * 1024, "memory grew by \(growth) bytes over 100 000 cycles")
             }
         }

@@ -68,12 +68,3 @@ private func residentBytes() -> Int {
     let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
     return pages * 4096
 }
-
-/// AddressSanitizer quarantines freed memory, so resident memory grows under it whatever the code does.
-var isAddressSanitizerActive: Bool {
-    #if canImport(Darwin)
-        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__asan_init") != nil  // RTLD_DEFAULT
-    #else
-        dlsym(nil, "__asan_init") != nil
-    #endif
-}
