@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Compiles ScopeKit's `#if canImport(Combine)` branch on Linux, where no Combine exists: a stand-in module named
+// `Combine` re-exports OpenCombine, and ScopeKit, SobreiroTrace and ScopeKit's tests are built from the root
+// package's own sources. SwiftPM refuses a target path outside the package root, so Sources/ScopeKit,
+// Sources/SobreiroTrace and Tests/ScopeKitTests here are committed symlinks into the root package.
+//
+// A package of its own, like Benchmarks/, so that OpenCombine never enters the graph of Sobreiro's users.
+// Linux only: on Apple platforms the root package already compiles this branch against the real Combine, and the
+// stand-in would collide with it. Run it with Scripts/apple-branch.sh.
+let package = Package(
+    name: "AppleBranch",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0")
+    ],
+    targets: [
+        .target(name: "Combine", dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]),
+        .target(name: "SobreiroTrace"),
+        .target(name: "ScopeKit", dependencies: ["Combine", "SobreiroTrace"]),
+        .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit"]),
+        .testTarget(name: "CombineBranchTests", dependencies: ["ScopeKit"]),
+    ]
+)
+
+// The root package's language settings, so that ScopeKit compiles here exactly as it does there.
+for target in package.targets {
+    // One exception: ScopeKitTests' "cancelling from many threads runs the action exactly once" sends an
+    // AnyCancellable to other tasks. ScopeKit's own AnyCancellable is Sendable; Combine's and OpenCombine's are
+    // not, so in Swift 6 mode that test does not compile against the Combine branch. Swift 5 mode compiles it,
+    // and Scripts/apple-branch.sh skips it, since its premise, a cancel that is atomic, is not Combine's promise.
+    let languageMode: SwiftLanguageMode = target.name == "ScopeKitTests" ? .v5 : .v6
+    let settings: [SwiftSetting] = [
+        .swiftLanguageMode(languageMode),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+    target.swiftSettings = (target.swiftSettings ?? []) + settings
+}
