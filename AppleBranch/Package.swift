@@ -26,13 +26,8 @@ let package = Package(
 
 // The root package's language settings, so that ScopeKit compiles here exactly as it does there.
 for target in package.targets {
-    // One exception: ScopeKitTests' "cancelling from many threads runs the action exactly once" sends an
-    // AnyCancellable to other tasks. ScopeKit's own AnyCancellable is Sendable; Combine's and OpenCombine's are
-    // not, so in Swift 6 mode that test does not compile against the Combine branch. Swift 5 mode compiles it,
-    // and Scripts/apple-branch.sh skips it, since its premise, a cancel that is atomic, is not Combine's promise.
-    let languageMode: SwiftLanguageMode = target.name == "ScopeKitTests" ? .v5 : .v6
     let settings: [SwiftSetting] = [
-        .swiftLanguageMode(languageMode),
+        .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
         .enableUpcomingFeature("InternalImportsByDefault"),
