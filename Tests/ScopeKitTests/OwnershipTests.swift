@@ -92,8 +92,9 @@ struct OwnershipTests {
         let leaver = node("leaver")
         root.host([host, leaver])
         var ran = false
-        actor.hooks[hook] = { _ in
-            guard !ran else { return }
+        // Weak: the hook lives in `actor`, which `host` hosts, and names them both.
+        actor.hooks[hook] = { [weak host, weak newcomer, weak leaver, journal] actor in
+            guard !ran, let host, let newcomer, let leaver else { return }
             ran = true
             newcomer.attach(to: host)
             leaver.detach()
