@@ -1,82 +1,45 @@
-import ScopeKit
-import Sobreiro
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
-// A list screen in a terminal: one state value, one view model, one renderer, and a scope that loads the
-// list while it is active.
+// A team leaderboard in the terminal, built on Sobreiro, ScopeKit and SobreiroScopeKit. `Options.usage` describes
+// the modes; `ScriptedSession` tells the story that the committed transcript shows.
 
-enum ListState: ViewState {
-    case loading
-    case loaded([String])
-    case failed(message: String)
+let options: Options
+do {
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    StandardStream.error("Playground: \(error)\n\n\(Options.usage)\n")
+    exit(2)
 }
 
-final class ListViewModel: ViewModel<ListState>, @unchecked Sendable {
-    init() {
-        super.init(initialState: .loading)
-    }
-
-    func didLoad(_ items: [String]) {
-        update { .loaded(items) }
-    }
-
-    func didFail(_ message: String) {
-        update { .failed(message: message) }
-    }
-
-    func reload() {
-        update { .loading }
-    }
+func playScriptedSession() async {
+    ScriptedSession.startWatchdog(seconds: 9)
+    await ScriptedSession(trace: options.showsTrace ? TraceTimeline() : nil).play()
 }
 
-final class TerminalListView: StatefulView {
-    func render(state: ListState) {
-        switch state {
-        case .loading:
-            print("⏳ loading…")
-        case .loaded(let items):
-            print("📋 \(items.count) items: \(items.joined(separator: ", "))")
-        case .failed(let message):
-            print("⚠️  \(message)")
-        }
+switch options.mode {
+case .help:
+    print(Options.usage)
+case .scripted:
+    await playScriptedSession()
+case .interactive:
+    guard isatty(STDIN_FILENO) != 0 else {
+        StandardStream.error(
+            "Playground: standard input is not a terminal, so this plays the scripted session instead.\n"
+        )
+        await playScriptedSession()
+        exit(0)
     }
+    guard let status = await InteractiveSession(showsTrace: options.showsTrace).run() else {
+        StandardStream.error("Playground: the terminal refused raw mode, so this plays the scripted session instead.\n")
+        await playScriptedSession()
+        exit(0)
+    }
+    print("Playground: \(status == 0 ? "quit" : "interrupted"); the terminal is as it was.")
+    exit(status)
 }
-
-@MainActor
-final class ListScreen: Scope {
-    let viewModel = ListViewModel()
-    let view = TerminalListView()
-    var attempts = 0
-
-    override func willActivate(cancellables: inout Set<AnyCancellable>) {
-        print("— screen active")
-        viewModel.subscribe(view: view)
-        attempts += 1
-        if attempts == 1 {
-            viewModel.didFail("The network is unreachable")
-        } else {
-            viewModel.didLoad(["cork", "oak", "acorn"])
-        }
-        AnyCancellable { print("— screen work cancelled") }.store(in: &cancellables)
-    }
-
-    override func didDeactivate() {
-        viewModel.reload()
-        print("— screen inactive")
-    }
-}
-
-@MainActor
-func main() {
-    do {
-        let root = RootScope()
-        let screen = ListScreen()
-        root.host(screen)  // activates: first attempt fails
-        screen.detach()  // deactivates: work cancelled, state reset
-        root.host(screen)  // activates again: second attempt loads
-        screen.viewModel.didLoad(["cork", "oak", "acorn"])  // equal to the current state: nothing is rendered
-        print("— releasing the tree")
-    }
-    print("— done")
-}
-
-MainActor.assumeIsolated { main() }

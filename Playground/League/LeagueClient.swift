@@ -1,0 +1,15 @@
+/// The app's side of the league's API: what a view model calls to load data.
+struct LeagueClient: Sendable {
+    let league: League
+    let latency: any Latency
+
+    /// Loads the standings, best first.
+    ///
+    /// - Throws: ``LeagueError/networkUnreachable`` when the network fails, or `CancellationError` when the
+    ///   task that asked is cancelled while the request is in flight.
+    func standings() async throws -> [Standing] {
+        try await latency.wait()
+        if league.takeFailure() { throw LeagueError.networkUnreachable }
+        return league.standings
+    }
+}
