@@ -26,7 +26,9 @@ public enum Trace {
     @usableFromInline
     static let isOn = Atomic<Bool>(false)
 
-    private static let handler = TraceLocked<(@Sendable (TraceEvent) -> Void)?>(nil)
+    /// Boxed: a closure read back through the lock's generic `inout` access gets a reabstraction thunk each
+    /// time, and writing it back would nest one more thunk per event.
+    private static let handler = TraceLocked<Handler?>(nil)
     private static let threadNumbers = TraceLocked<[UInt: Int]>([:])
     private static let mainQueueKey: DispatchSpecificKey<Void> = {
         let key = DispatchSpecificKey<Void>()
@@ -38,7 +40,7 @@ public enum Trace {
     ///
     /// - Parameter handler: Receives each event, on the thread where it happens.
     public static func install(_ handler: @escaping @Sendable (TraceEvent) -> Void) {
-        self.handler.withLock { $0 = handler }
+        self.handler.withLock { $0 = Handler(handler) }
         isOn.store(true, ordering: .releasing)
     }
 
@@ -65,7 +67,7 @@ public enum Trace {
     @usableFromInline
     static func report(_ kind: TraceEvent.Kind, about subject: AnyObject) {
         guard let handler = handler.withLock({ $0 }) else { return }
-        handler(TraceEvent(kind: kind, subject: subject, thread: currentThreadName()))
+        handler.receive(TraceEvent(kind: kind, subject: subject, thread: currentThreadName()))
     }
 
     /// "main" on the main queue; otherwise "thread N", numbered in the order threads first report.
@@ -83,6 +85,15 @@ public enum Trace {
             return number
         }
         return "thread \(number)"
+    }
+}
+
+/// The installed handler, in a box of its own.
+private final class Handler: Sendable {
+    let receive: @Sendable (TraceEvent) -> Void
+
+    init(_ receive: @escaping @Sendable (TraceEvent) -> Void) {
+        self.receive = receive
     }
 }
 

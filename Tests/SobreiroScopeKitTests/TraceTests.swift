@@ -81,6 +81,19 @@ struct TraceTests {
         #expect(trace.events.first { $0.kind == .committed }?.thread.hasPrefix("thread") == true)
     }
 
+    @Test("a long trace costs the same per event: 200 000 events on a small stack")
+    func longTrace() async {
+        let model = ViewModel(initialState: Feed())
+        let trace = Collector(model)
+        defer { Trace.uninstall() }
+
+        await Task.detached {
+            for count in 1...200_000 { model.write { $0.count = count } }
+        }.value
+
+        #expect(trace.kinds.count == 200_000)
+    }
+
     @Test("nothing is reported once the trace is uninstalled")
     func off() {
         let model = ViewModel(initialState: Feed())
