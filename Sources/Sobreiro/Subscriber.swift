@@ -54,11 +54,11 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     ///
     /// - Returns: `false` when the target is deallocated, so the caller can prune it.
     @inlinable
-    func deliver(_ state: State, version: UInt64) -> Bool {
+    func deliver(_ state: State, version: UInt64, isTracing: Bool) -> Bool {
         guard let target else { return false }
         guard deliveredVersion < version, !isCancelled.load(ordering: .acquiring) else { return true }
         deliveredVersion = version
-        Trace.record(.delivered(to: String(describing: type(of: target))), about: owner ?? target)
+        if isTracing { Trace.record(.delivered(to: String(describing: type(of: target))), about: owner ?? target) }
         receive(target, state)
         return true
     }

@@ -168,17 +168,18 @@ enum SubscriberList<State: ViewState>: Sendable {
 
     /// Offers `state` to every subscriber of this snapshot, in order.
     ///
+    /// - Parameter isTracing: Whether to report each delivery to the trace; read once per round by the caller.
     /// - Returns: `true` when a deallocated target was met and the list wants pruning.
     @inlinable
-    func deliver(_ state: State, version: UInt64) -> Bool {
+    func deliver(_ state: State, version: UInt64, isTracing: Bool) -> Bool {
         switch self {
         case .empty:
             return false
         case .single(let subscriber):
-            return !subscriber.deliver(state, version: version)
+            return !subscriber.deliver(state, version: version, isTracing: isTracing)
         case .many(let entries, _, _):
             var sawDead = false
-            for subscriber in entries where !subscriber.deliver(state, version: version) {
+            for subscriber in entries where !subscriber.deliver(state, version: version, isTracing: isTracing) {
                 sawDead = true
             }
             return sawDead

@@ -74,8 +74,9 @@ extension ViewModel {
     @inlinable
     final func deliver(_ first: consuming Round, on thread: UInt) {
         var round = first
+        let isTracing = Trace.isEnabled
         while true {
-            if round.subscribers.deliver(round.state, version: round.version) {
+            if round.subscribers.deliver(round.state, version: round.version, isTracing: isTracing) {
                 // Release the snapshot first, so that pruning does not copy the list.
                 round = Round(state: round.state, version: round.version, subscribers: .empty, requests: round.requests)
                 lock.withLock { subscribers.removeDeadSubscribers() }
