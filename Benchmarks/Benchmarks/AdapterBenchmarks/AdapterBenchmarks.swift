@@ -1,0 +1,73 @@
+import AdapterScenarios
+import Benchmark
+import ScopeKit
+import Sobreiro
+import Synchronization
+
+// The costs of `SobreiroScopeKit`, each next to a floor measured in the same run: attach + detach cycles of bound
+// behaviors (`CycleScenario`), a state sequence against `AsyncStream` (`PingPong`), and writes to a bound model
+// (`WriteScenario`). Names read "adapter … | scenario", which `Scripts/adapter.py` relies on.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal],
+        scalingFactor: .kilo,
+        maxDuration: .seconds(2),
+        maxIterations: 200
+    )
+
+    for scenario in CycleScenario.allCases {
+        Benchmark("adapter attach+detach | \(scenario.rawValue)") { benchmark async in
+            nonisolated(unsafe) let benchmark = benchmark
+            let operations = finishedOperations.load(ordering: .relaxed)
+            await MainActor.run {
+                let root = RootScope()
+                let behavior = scenario.makeBehavior(neighboursIn: root)
+                // The first cycle is set-up: a model's didLoad, and the side tables of its first weak references.
+                behavior.attach(to: root)
+                behavior.detach()
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    behavior.attach(to: root)
+                    behavior.detach()
+                }
+                benchmark.stopMeasurement()
+            }
+            // The operations of the cycles still running on other threads finish before the next measurement.
+            let expected = operations + (scenario.startsOperation ? benchmark.scaledIterations.count + 1 : 0)
+            while finishedOperations.load(ordering: .relaxed) < expected {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+    }
+
+    pingPong(StateSequencePingPong.self)
+    pingPong(AsyncStreamPingPong.self)
+
+    for scenario in WriteScenario.allCases {
+        Benchmark("adapter write, 1 view | \(scenario.rawValue)") { benchmark async in
+            nonisolated(unsafe) let benchmark = benchmark
+            await MainActor.run {
+                let (model, view, keepAlive) = scenario.makeModel()
+                let rendersBefore = view.renderCount
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    model.write { $0.value += 1 }
+                }
+                benchmark.stopMeasurement()
+                precondition(view.renderCount - rendersBefore == benchmark.scaledIterations.count)
+                blackHole(keepAlive)
+            }
+        }
+    }
+}
+
+/// Times one round of `P`: two values delivered, one each way.
+func pingPong<P: PingPong>(_: P.Type) {
+    Benchmark("adapter ping-pong round | \(P.name)") { benchmark async in
+        let game = await P()
+        benchmark.startMeasurement()
+        await game.play(rounds: benchmark.scaledIterations.count)
+        benchmark.stopMeasurement()
+        await game.finish()
+    }
+}
