@@ -70,7 +70,7 @@ enum Lifecycle {
         if behavior.state == .active { deactivate(behavior) }
         Trace.record(.hook("willDetach"), about: behavior)
         behavior.willDetach()
-        if let host = behavior.host, let index = host.children.firstIndex(where: { $0 === behavior }) {
+        if let host = behavior.host, let index = index(of: behavior, in: host.children) {
             host.children.remove(at: index)
         }
         behavior.host = nil
@@ -79,6 +79,13 @@ enum Lifecycle {
         Trace.record(.hook("didDetach"), about: behavior)
         behavior.didDetach()
         for observer in behavior.activationObservers { observer.behaviorDidDetach() }
+    }
+
+    /// The position of `behavior` among `children`. A plain loop: a closure passed to `firstIndex(where:)` here
+    /// would be isolated to the main actor and check its executor once per sibling.
+    private static func index(of behavior: Behavior, in children: [Behavior]) -> Int? {
+        for index in children.indices where children[index] === behavior { return index }
+        return nil
     }
 
     /// Activates `behavior`, then its subtree, parents before children, siblings in attachment order.

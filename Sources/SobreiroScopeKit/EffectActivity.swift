@@ -34,7 +34,7 @@ package final class EffectActivity: Sendable {
 
     private let counts = Locked(Counts())
 
-    private static let byModel = Locked<[ObjectIdentifier: Entry]>([:])
+    private static let byModel = Locked<(entries: [ObjectIdentifier: Entry], pruneAt: Int)>(([:], 64))
 
     /// What is known of a model's effects.
     package enum Lookup {
@@ -48,21 +48,26 @@ package final class EffectActivity: Sendable {
 
     /// What is known of the effects of `model`.
     package static func of(_ model: AnyObject) -> Lookup {
-        byModel.withLock { entries in
-            guard let entry = entries[ObjectIdentifier(model)], entry.model === model else { return .none }
+        byModel.withLock { registry in
+            guard let entry = registry.entries[ObjectIdentifier(model)], entry.model === model else { return .none }
             return entry.activity.map(Lookup.current) ?? .ended
         }
     }
 
     /// The activity of `model`'s effects, created if it does not exist.
     static func forModel(_ model: AnyObject) -> EffectActivity {
-        byModel.withLock { entries in
-            if let entry = entries[ObjectIdentifier(model)], entry.model === model, let activity = entry.activity {
+        byModel.withLock { registry in
+            let key = ObjectIdentifier(model)
+            if let entry = registry.entries[key], entry.model === model, let activity = entry.activity {
                 return activity
             }
-            entries = entries.filter { $0.value.model != nil }
+            // Entries of released models go in batches, when the registry has doubled: amortised O(1) per effect.
+            if registry.entries.count >= registry.pruneAt {
+                registry.entries = registry.entries.filter { $0.value.model != nil }
+                registry.pruneAt = max(64, registry.entries.count * 2)
+            }
             let activity = EffectActivity()
-            entries[ObjectIdentifier(model)] = Entry(model: model, activity: activity)
+            registry.entries[key] = Entry(model: model, activity: activity)
             return activity
         }
     }

@@ -1,4 +1,5 @@
 import Sobreiro
+import Synchronization
 
 /// Runs one effect of one activation: starts an operation for each trigger, cancels the ones the strategy
 /// replaces, and writes each result back into the model unless the effect ended first.
@@ -21,6 +22,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     private let operation: @Sendable (Trigger) async throws(Failure) -> Output
     private let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
     private let runs = Locked(Runs())
+    /// The number of runs in `runs.wanted`, readable without the lock; stored under it after every change.
+    private let wantedCount = Atomic<Int>(0)
     private let activity: EffectActivity
     private let subscription = Locked<StateSubscription?>(nil)
 
@@ -45,6 +48,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// Takes a new trigger, on the thread that delivers it: with ``EffectStrategy/cancelOnNewState`` it cancels
     /// the running operations, and if `isMatch` it starts one for `trigger`.
     func receive(_ trigger: Trigger, isMatch: Bool) {
+        // Most states neither match nor find an operation to cancel: they cost one atomic load.
+        guard isMatch || (strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0) else { return }
         let started = runs.withLock { runs -> (id: UInt64?, replaced: [Task<Void, Never>]) in
             guard !runs.isEnded else { return (nil, []) }
             var replaced: [Task<Void, Never>] = []
@@ -53,6 +58,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                 runs.tasks.removeAll()
                 runs.wanted.removeAll()
             }
+            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
             guard isMatch else { return (nil, replaced) }
             runs.nextID &+= 1
             runs.wanted.insert(runs.nextID)
@@ -87,6 +93,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         model?.write { state in
             let isWanted = runs.withLock { runs in
                 runs.tasks[id] = nil
+                defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
                 return runs.wanted.remove(id) != nil
             }
             if isWanted { reduce(&state, result) }
@@ -96,10 +103,11 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// Stops following the model, cancels the running operations and drops their results.
     func end() {
         subscription.withLock { $0 }?.cancel()
-        let drop = { [runs] in
+        let drop = { [self] in
             runs.withLock { runs in
                 runs.isEnded = true
                 runs.wanted.removeAll()
+                wantedCount.store(0, ordering: .releasing)
                 defer { runs.tasks.removeAll() }
                 return Array(runs.tasks.values)
             }
