@@ -39,8 +39,11 @@ extension Activation {
         run operation: @escaping @Sendable (State) async throws(Failure) -> Output,
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) -> Bool where Model: ViewModel<State> {
-        startEffect(following: model.map { $0 }, strategy: strategy, operation: operation, reduce: reduce) {
-            predicate($0)
+        // The model's own states, which it already deduplicates: no projection, no second comparison.
+        startEffect(strategy: strategy, operation: operation, reduce: reduce) { runner, receive in
+            self.model.subscription(of: runner, replacingLive: false) { target, state in
+                receive(target, state, predicate(state))
+            }
         }
     }
 
@@ -71,24 +74,29 @@ extension Activation {
         run operation: @escaping @Sendable (Value) async throws(Failure) -> Output,
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) -> Bool where Model: ViewModel<State> {
-        startEffect(following: model.map(value), strategy: strategy, operation: operation, reduce: reduce) { _ in
-            true
+        let values = model.map(value)
+        return startEffect(strategy: strategy, operation: operation, reduce: reduce) { runner, receive in
+            values.subscribe(runner, distinct: true) { target, value in receive(target, value, true) }
         }
     }
 
-    private func startEffect<State, Trigger, Output: Sendable, Failure>(
-        following triggers: StateProjection<Trigger>,
+    /// Starts a runner and lets `follow` subscribe it to its triggers: `follow` gets the runner and the function
+    /// its subscription calls with each trigger and whether it matches.
+    private func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
         strategy: EffectStrategy,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
-        matching isMatch: @escaping @Sendable (Trigger) -> Bool
+        follow: (
+            _ runner: AnyObject,
+            _ receive: @escaping @Sendable (_ runner: AnyObject, Trigger, _ isMatch: Bool) -> Void
+        ) -> StateSubscription
     ) -> Bool where Model: ViewModel<State> {
         guard isActive else { return false }
         let runner = EffectRunner(model: model, strategy: strategy, operation: operation, reduce: reduce)
         store(AnyCancellable { runner.end() })
-        let subscription = triggers.subscribe(runner, distinct: true) { target, trigger in
-            let runner = unsafeDowncast(target, to: EffectRunner<State, Trigger, Output, Failure>.self)
-            runner.receive(trigger, isMatch: isMatch(trigger))
+        let subscription = follow(runner) { target, trigger, isMatch in
+            unsafeDowncast(target, to: EffectRunner<State, Trigger, Output, Failure>.self)
+                .receive(trigger, isMatch: isMatch)
         }
         runner.keep(subscription)
         return true
