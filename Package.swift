@@ -26,6 +26,7 @@ let package = Package(
             name: "SobreiroTestingTests",
             dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting"]
         ),
+        .testTarget(name: "RandomizedTests", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting"]),
     ]
 )
 
