@@ -29,12 +29,13 @@ enum Lifecycle {
         }
         isApplying = true
         apply(change)
-        var next = 0
-        while next < queue.count {
-            apply(queue[next])
-            next += 1
+        // Batch by batch: releasing a batch can deallocate a scope, whose deinit queues the orphaning of its
+        // children while a change is still being applied; the next turn of the loop applies those too.
+        while !queue.isEmpty {
+            let batch = queue
+            queue = []
+            for queued in batch { apply(queued) }
         }
-        queue.removeAll(keepingCapacity: true)
         isApplying = false
     }
 
@@ -48,7 +49,9 @@ enum Lifecycle {
             }
             pending?.outcome = .accepted
             guard behavior.host !== host else { return }
-            if behavior.host != nil { detach(behavior) }
+            // Not `host != nil`: a behavior whose host is being deallocated has no host any more, but is still
+            // attached, maybe active, and must leave properly before it joins another.
+            if behavior.state != .detached { detach(behavior) }
             behavior.host = host
             host.children.append(behavior)
             behavior.state = .attached
@@ -62,7 +65,8 @@ enum Lifecycle {
         case .evict(let behavior, let host):
             if behavior.host === host { detach(behavior) }
         case .orphan(let behavior):
-            if behavior.state != .detached { detach(behavior) }
+            // A hook may have moved it to another host since its host began to go.
+            if behavior.host == nil, behavior.state != .detached { detach(behavior) }
         }
     }
 
