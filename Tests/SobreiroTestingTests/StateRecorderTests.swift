@@ -115,8 +115,8 @@ struct StateRecorderTests {
         states.expect(Count())
         Task.detached { for value in 1...5 { model.write { $0.value = value } } }
 
-        let first = await states.next()
-        let fifth = await states.first { $0.value == 5 }
+        let first = await states.next(timeout: patience)
+        let fifth = await states.first(timeout: patience) { $0.value == 5 }
 
         #expect(first?.value == 1)
         #expect(fifth?.value == 5)
@@ -128,11 +128,11 @@ struct StateRecorderTests {
     func mainActorRecorder() async {
         let model = ViewModel(initialState: Count())
         let rendered = StateRecorder(subscribedOnMainActorTo: model)
-        await rendered.expectNext(Count())
+        await rendered.expectNext(Count(), timeout: patience)
 
         await Task.detached { for value in 1...100 { model.write { $0.value = value } } }.value
 
-        let last = await rendered.first { $0.value == 100 }
+        let last = await rendered.first(timeout: patience) { $0.value == 100 }
         #expect(last == Count(value: 100))
         #expect(rendered.history.map(\.value) == rendered.history.map(\.value).sorted(), "in order")
     }
@@ -143,7 +143,7 @@ struct StateRecorderTests {
         let states = StateRecorder(subscribedTo: model)
         states.expect(Count())
         Task.detached { model.write { $0.value = 3 } }
-        await states.expectNext(Count(value: 3))
+        await states.expectNext(Count(value: 3), timeout: patience)
     }
 
     @Test("a state that never comes fails after the timeout instead of hanging")

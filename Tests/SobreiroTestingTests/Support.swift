@@ -4,3 +4,7 @@ import Testing
 func text(of issue: Issue) -> String {
     issue.comments.map(\.rawValue).joined(separator: "\n")
 }
+
+/// How long these tests wait for a state a task writes: far more than it takes, because under ThreadSanitizer,
+/// with every suite running at once, the task may wait seconds for a thread.
+let patience: Duration = .seconds(30)

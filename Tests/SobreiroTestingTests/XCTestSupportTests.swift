@@ -42,7 +42,7 @@ final class XCTestSupportTests: XCTestCase {
         let states = StateRecorder(subscribedTo: model)
         states.expect(Count())
         Task.detached { model.write { $0.value = 5 } }
-        await states.expectNext(Count(value: 5))
+        await states.expectNext(Count(value: 5), timeout: patience)
         XCTAssertTrue(captured.isEmpty)
     }
 }
