@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints, for every guarantee ID, the tests whose names start with it: the table of the DocC article
-"Guarantees" (Sources/Sobreiro/Documentation.docc/EveryGuarantee.md). Run it after renaming or adding tests and
+"Guarantees" (Sources/Sobreiro/Documentation.docc/Guarantees.md). Run it after renaming or adding tests and
 paste its output between the article's markers; CI checks that the article is current."""
 import pathlib, re, sys
 
@@ -21,12 +21,12 @@ for ident in sorted(tests, key=key):
         lines.append(f"| {ident} | {name} | `{path}` |")
 table = "| guarantee | test | file |\n| --- | --- | --- |\n" + "\n".join(lines)
 
-article = root / "Sources/Sobreiro/Documentation.docc/EveryGuarantee.md"
+article = root / "Sources/Sobreiro/Documentation.docc/Guarantees.md"
 if len(sys.argv) > 1 and sys.argv[1] == "--check":
     current = article.read_text()
     body = current.split("<!-- tests -->")[1].split("<!-- /tests -->")[0].strip()
     if body != table:
-        print("EveryGuarantee.md is out of date: run Scripts/guarantees.py --write")
+        print("Guarantees.md is out of date: run Scripts/guarantees.py --write")
         sys.exit(1)
     print(f"guarantees: {len(lines)} tests listed, article current")
 elif len(sys.argv) > 1 and sys.argv[1] == "--write":
