@@ -34,40 +34,37 @@ package final class EffectActivity: Sendable {
 
     private let counts = Locked(Counts())
 
-    private static let byModel = Locked<(entries: [ObjectIdentifier: Entry], pruneAt: Int)>(([:], 64))
+    /// The activity of each model whose effects exist. An activity removes its entry as it goes, so the registry
+    /// holds only live activities, and no weak reference outlives its object.
+    private static let byModel = Locked<[ObjectIdentifier: WeakActivity]>([:])
 
-    /// What is known of a model's effects.
-    package enum Lookup {
-        /// The model never declared an effect.
-        case none
-        /// The model declared effects, and none of them exists any more.
-        case ended
-        /// The activity of the model's current effects.
-        case current(EffectActivity)
+    /// The model this activity counts for.
+    private let model: ObjectIdentifier
+
+    private init(model: ObjectIdentifier) {
+        self.model = model
     }
 
-    /// What is known of the effects of `model`.
-    package static func of(_ model: AnyObject) -> Lookup {
-        byModel.withLock { registry in
-            guard let entry = registry.entries[ObjectIdentifier(model)], entry.model === model else { return .none }
-            return entry.activity.map(Lookup.current) ?? .ended
+    deinit {
+        let model = model
+        Self.byModel.withLock { entries in
+            // A newer activity may have taken the entry since this one's last reference went.
+            if entries[model]?.activity == nil { entries[model] = nil }
         }
     }
 
-    /// The activity of `model`'s effects, created if it does not exist.
+    /// The activity of `model`'s effects while any of them exists.
+    package static func of(_ model: AnyObject) -> EffectActivity? {
+        byModel.withLock { $0[ObjectIdentifier(model)]?.activity }
+    }
+
+    /// The activity of `model`'s effects, created if none exists.
     static func forModel(_ model: AnyObject) -> EffectActivity {
-        byModel.withLock { registry in
+        byModel.withLock { entries in
             let key = ObjectIdentifier(model)
-            if let entry = registry.entries[key], entry.model === model, let activity = entry.activity {
-                return activity
-            }
-            // Entries of released models go in batches, when the registry has doubled: amortised O(1) per effect.
-            if registry.entries.count >= registry.pruneAt {
-                registry.entries = registry.entries.filter { $0.value.model != nil }
-                registry.pruneAt = max(64, registry.entries.count * 2)
-            }
-            let activity = EffectActivity()
-            registry.entries[key] = Entry(model: model, activity: activity)
+            if let activity = entries[key]?.activity { return activity }
+            let activity = EffectActivity(model: key)
+            entries[key] = WeakActivity(activity: activity)
             return activity
         }
     }
@@ -122,8 +119,6 @@ package final class EffectActivity: Sendable {
     }
 }
 
-/// A model that declared effects, and the activity of those that exist, both held weakly.
-private struct Entry {
-    weak var model: AnyObject?
+private struct WeakActivity {
     weak var activity: EffectActivity?
 }

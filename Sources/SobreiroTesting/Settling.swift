@@ -29,9 +29,17 @@ public func settleEffects(
     column: UInt = #column
 ) async {
     let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    guard let activity = activity(of: model, at: location),
-        await !activity.wait(until: .settled, expire: expiring(after: timeout))
-    else { return }
+    guard let activity = EffectActivity.of(model) else {
+        // A scoped model with no effect running has settled; anything else was passed by mistake.
+        guard !(model is any ScopedViewModel) else { return }
+        reportFailure(
+            "\(type(of: model)) has no effects to wait for: it is not a ScopedViewModel. Pass the view model whose "
+                + "activation declares the effects (activation.effect(…)), not its behavior or another object.",
+            at: location
+        )
+        return
+    }
+    guard await !activity.wait(until: .settled, expire: expiring(after: timeout)) else { return }
     reportFailure(
         "the effects of \(type(of: model)) did not settle within \(timeout): \(activity.running) operation(s) "
             + "still run. Operations settle when they finish or sleep on a TestClock; one that waits for anything "
@@ -67,7 +75,8 @@ public func expectEffectsStopped(
     column: UInt = #column
 ) async {
     let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    guard let activity = activity(of: model, at: location),
+    // No activity: every effect of the model is gone, so none runs.
+    guard let activity = EffectActivity.of(model),
         await !activity.wait(until: .stopped, expire: expiring(after: timeout))
     else { return }
     reportFailure(
@@ -75,22 +84,6 @@ public func expectEffectsStopped(
             + "stopped: an operation that ignores cancellation outlives its activation.",
         at: location
     )
-}
-
-/// The effect activity of `model`; reports a failure if it never declared an effect, which usually means the
-/// test passed the wrong object.
-private func activity(of model: some AnyObject, at location: CallerLocation) -> EffectActivity? {
-    switch EffectActivity.of(model) {
-    case .current(let activity): return activity
-    case .ended: return nil
-    case .none: break
-    }
-    reportFailure(
-        "\(type(of: model)) has no effects to wait for: bind it to a behavior that is active and declare them in "
-            + "didBecomeActive with activation.effect(…), and pass the view model itself, not its behavior.",
-        at: location
-    )
-    return nil
 }
 
 /// Schedules the function it is given to run once `duration` has passed.

@@ -136,5 +136,6 @@ struct ScopedWorkTests {
         #expect(activations[0] !== activations[1])
         #expect(activations.map(\.isActive) == [false, true])
         #expect(activations.allSatisfy { $0.model === model })
+        activations = []  // they hold the model, whose closure holds this array
     }
 }
