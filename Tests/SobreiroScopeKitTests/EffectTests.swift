@@ -206,6 +206,7 @@ struct EffectTests {
         #expect(started == false)
         #expect(ran.withLock { $0 } == false)
         #expect(model.subscriberCount == 0)
+        kept = nil  // it holds the model, whose closure holds this variable
     }
 
     @Test("B3: two effects and a transaction form a feedback loop that settles")

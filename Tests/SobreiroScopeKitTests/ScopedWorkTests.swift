@@ -119,6 +119,7 @@ struct ScopedWorkTests {
         AnyCancellable { cancelled.withLock { $0 = true } }.store(in: activation)
 
         #expect(cancelled.withLock { $0 })
+        kept = nil  // it holds the model, whose closure holds this variable
     }
 
     @Test("B2: each activation is new; the work of the previous one is gone")
