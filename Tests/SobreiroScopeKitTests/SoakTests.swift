@@ -16,10 +16,12 @@ struct SoakTests {
     static let writes = getenv("SOBREIRO_SOAK") == nil ? 100_000 : 1_000_000
 
     @Test("writes with subscribers and scopes churning throughout keep resident memory flat (own process)")
-    func memoryStaysFlat() async {
-        await #expect(processExitsWith: .success) {
+    func memoryStaysFlat() async throws {
+        let result = try await #require(processExitsWith: .success, observing: [\.standardErrorContent]) {
             await MainActor.run { soak(writes: SoakTests.writes) }
         }
+        // The figures, for the record: the process reports its resident memory at each sample.
+        print(String(decoding: result.standardErrorContent, as: UTF8.self), terminator: "")
     }
 }
 
@@ -55,6 +57,9 @@ private func soak(writes: Int) {
         if count > warmUp && count % (writes / 10) == 0 { samples.append(residentBytes()) }
     }
 
+    let mebibytes = samples.map { String(format: "%.1f", Double($0) / 1_048_576) }.joined(separator: ", ")
+    let line = "soak: \(writes) writes; resident memory at each tenth after warm-up, MiB: \(mebibytes)\n"
+    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
     precondition(follower.state.count == writes, "the follower missed the last state")
     precondition(source.subscriberCount <= 22, "dead views were not pruned: \(source.subscriberCount) live")
     guard !isAddressSanitizerActive, let first = samples.first, let peak = samples.max() else { return }
