@@ -1,4 +1,3 @@
-import Dispatch
 public import Sobreiro
 
 /// A view that records every state a view model delivers, so that a test can assert each one.
@@ -336,16 +335,14 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
                 continuation.resume()
                 return
             }
-            let (seconds, attoseconds) = duration.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            expiring(after: duration)({ [weak self] in
                 let expired = self?.contents.withLock { contents -> CheckedContinuation<Void, Never>? in
                     contents.waiters.removeValue(forKey: number)
                 }
                 guard let expired else { return }
                 timedOut.withLock { $0 = true }
                 expired.resume()
-            }
+            })
         }
         return !timedOut.withLock { $0 }
     }
