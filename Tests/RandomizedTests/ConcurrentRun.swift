@@ -21,7 +21,7 @@ struct ConcurrentRun: Sendable {
     /// Re-entrant increments that views make from their renders, within a budget so that the run settles.
     final class Bounces: Sendable {
         private let budget = Atomic<Int>(300)
-        private let counts = Protected([Int](repeating: 0, count: ConcurrentRun.models))
+        private let counts = Locked([Int](repeating: 0, count: ConcurrentRun.models))
 
         /// Increments `model` from inside a render, if the budget allows.
         func bounce(_ model: PlainTally) {
@@ -65,7 +65,7 @@ struct ConcurrentRun: Sendable {
     private final class Stage: Sendable {
         let models = (0..<ConcurrentRun.models).map { PlainTally(slot: $0) }
         let bounces = Bounces()
-        let reports = Protected<[ThreadReport]>([])
+        let reports = Locked<[ThreadReport]>([])
     }
 
     private func race(survivors: inout [WeakObject]) -> [String] {

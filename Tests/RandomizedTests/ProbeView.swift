@@ -25,7 +25,7 @@ final class ProbeView<State: Rendered>: StatefulView, @unchecked Sendable {
     let id: Int
     /// The model this view echoes its rendered values into, if any.
     weak let echoTarget: PlainTally?
-    private let record = Protected(Record())
+    private let record = Locked(Record())
     private let reaction: @Sendable (State) -> Void
 
     init(id: Int, echoTarget: PlainTally? = nil, reaction: @escaping @Sendable (State) -> Void = { _ in }) {
