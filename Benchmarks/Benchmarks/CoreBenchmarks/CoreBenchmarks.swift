@@ -10,6 +10,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 1_000
     )
     register(SobreiroContender.self)
+    register(WeakFloorContender.self)
     register(FloorContender.self)
     register(OpenCombineContender.self)
     register(ObservationContender.self)

@@ -10,7 +10,7 @@ import ScopeKit
 // difference, which cancels out start-up.
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {
-    print("usage: WritePathProbe <Sobreiro|Floor|OpenCombine> <path> <count>")
+    print("usage: WritePathProbe <Sobreiro|Floor|WeakFloor|OpenCombine> <path> <count>")
     print("       path: write0, write1, fanout100, dedup, churn10 or churn10000")
     print("       WritePathProbe <Sobreiro|OpenCombine> <pair path> <count>   (a two-field state)")
     print("       pair path: pair-write0, pair-whole, pair-projected, pair-whole-other or pair-projected-other")
@@ -88,6 +88,7 @@ case "OpenCombine" where arguments[2].hasPrefix("pair-"):
     runProjection(OpenCombineProjectingContender.self, path: arguments[2], count: count)
 case "Sobreiro": run(SobreiroContender.self, path: arguments[2], count: count)
 case "Floor": run(FloorContender.self, path: arguments[2], count: count)
+case "WeakFloor": run(WeakFloorContender.self, path: arguments[2], count: count)
 case "OpenCombine": run(OpenCombineContender.self, path: arguments[2], count: count)
 default: fatalError("unknown contender \(arguments[1])")
 }
