@@ -13,7 +13,7 @@ probe=.build/release/WritePathProbe
 out=$(mktemp -d)
 
 instructions() {
-    valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$probe" "$1" "$2" "$3" 2>&1 |
+    SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$probe" "$1" "$2" "$3" 2>&1 |
         awk '/Collected/ { print $4 }'
 }
 

@@ -70,11 +70,10 @@ extension ViewModel {
     }
 
     /// Delivers `first`, then further rounds while more are asked for, then gives up the deliverer role.
-    /// Called by the deliverer, without the lock.
+    /// Called by the deliverer, without the lock; `isTracing` is the trace's switch as the caller read it.
     @inlinable
-    final func deliver(_ first: consuming Round, on thread: UInt) {
+    final func deliver(_ first: consuming Round, on thread: UInt, isTracing: Bool) {
         var round = first
-        let isTracing = Trace.isEnabled
         while true {
             if round.subscribers.deliver(round.state, version: round.version, isTracing: isTracing) {
                 // Release the snapshot first, so that pruning does not copy the list.

@@ -58,7 +58,7 @@ extension ViewModel {
         if let firstRender {
             subscriber.receive(target, firstRender.state)
             if let round = firstRender.round {
-                deliver(round, on: thread)
+                deliver(round, on: thread, isTracing: traceFlag.isOn)
             }
         }
         return subscriber

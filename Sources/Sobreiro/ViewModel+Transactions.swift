@@ -32,8 +32,9 @@ extension ViewModel {
         #if DEBUG
             LockOrder.didUnlockAfterTransaction(self)
         #endif
-        Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self)
-        if let round { deliver(round, on: thread) }
+        let isTracing = traceFlag.isOn
+        if isTracing { Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self) }
+        if let round { deliver(round, on: thread, isTracing: isTracing) }
         if let failure { throw failure }
         return result!
     }

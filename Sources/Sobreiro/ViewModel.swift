@@ -72,6 +72,10 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @usableFromInline
     final let deliveringThread = Atomic<UInt>(0)
 
+    /// The trace's switch, kept here so that a write reads it in two loads rather than an accessor call.
+    @usableFromInline
+    final let traceFlag = Trace.flag
+
     /// Set when a subscriber added inside a transaction waits for its first state. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)

@@ -24,7 +24,7 @@ public import Synchronization
 public enum Trace {
     /// Whether a handler is installed. Read on every traced path, so it is a single relaxed atomic load.
     @usableFromInline
-    static let isOn = Atomic<Bool>(false)
+    package static let flag = TraceFlag()
 
     /// Boxed: a closure read back through the lock's generic `inout` access gets a reabstraction thunk each
     /// time, and writing it back would nest one more thunk per event.
@@ -41,19 +41,19 @@ public enum Trace {
     /// - Parameter handler: Receives each event, on the thread where it happens.
     public static func install(_ handler: @escaping @Sendable (TraceEvent) -> Void) {
         self.handler.withLock { $0 = Handler(handler) }
-        isOn.store(true, ordering: .releasing)
+        flag.state.store(true, ordering: .releasing)
     }
 
     /// Stops tracing; the installed handler receives nothing more, except an event already being reported.
     public static func uninstall() {
-        isOn.store(false, ordering: .releasing)
+        flag.state.store(false, ordering: .releasing)
         handler.withLock { $0 = nil }
     }
 
     /// Whether a handler is installed.
     @inlinable
     public static var isEnabled: Bool {
-        isOn.load(ordering: .relaxed)
+        flag.isOn
     }
 
     /// Reports an event about `subject` if a handler is installed.
@@ -85,6 +85,24 @@ public enum Trace {
             return number
         }
         return "thread \(number)"
+    }
+}
+
+/// Whether a handler is installed, in an object of its own.
+///
+/// Code of another module reaches a global such as `Trace.flag` through an accessor call; an object that keeps a
+/// reference to the flag (every view model does) reads it in two loads instead, on paths that run on every write.
+@usableFromInline
+package final class TraceFlag: Sendable {
+    @usableFromInline
+    let state = Atomic<Bool>(false)
+
+    init() {}
+
+    /// Whether a handler is installed: one relaxed atomic load.
+    @inlinable
+    package var isOn: Bool {
+        state.load(ordering: .relaxed)
     }
 }
 
