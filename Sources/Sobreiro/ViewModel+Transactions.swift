@@ -34,7 +34,8 @@ extension ViewModel {
         #endif
         let isTracing = traceFlag.isOn
         if isTracing { Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self) }
-        if let round { deliver(round, on: thread, isTracing: isTracing) }
+        // Consumed, so that the round moves into `deliver` instead of being copied (a retain and a release).
+        if let round = consume round { deliver(round, on: thread, isTracing: isTracing) }
         if let failure { throw failure }
         return result!
     }

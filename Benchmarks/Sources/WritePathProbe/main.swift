@@ -11,7 +11,7 @@ import ScopeKit
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {
     print("usage: WritePathProbe <Sobreiro|Floor|WeakFloor|OpenCombine> <path> <count>")
-    print("       path: write0, write1, fanout100, dedup, churn10 or churn10000")
+    print("       path: write0, write1, fanout100, dedup, chain10, churn10 or churn10000")
     print("       WritePathProbe <Sobreiro|OpenCombine> <pair path> <count>   (a two-field state)")
     print("       pair path: pair-write0, pair-whole, pair-projected, pair-whole-other or pair-projected-other")
     print("       WritePathProbe ScopeKit tree <count>   (activates and deactivates a tree of 100 scopes)")
@@ -23,7 +23,7 @@ func run<C: Contender>(_: C.Type, path: String, count: Int) {
     let sink = Sink()
     let subscribers: Int
     switch path {
-    case "write0": subscribers = 0
+    case "write0", "chain10": subscribers = 0
     case "write1", "dedup": subscribers = 1
     case "fanout100": subscribers = 100
     case "churn10": subscribers = 10
@@ -31,6 +31,14 @@ func run<C: Contender>(_: C.Type, path: String, count: Int) {
     default: fatalError("unknown path \(path)")
     }
     let handles = (0..<subscribers).map { _ in store.attach(sink) }
+    if path == "chain10" {
+        let stores = [store] + (1..<10).map { _ in C(value: 0) }
+        let links = zip(stores, stores.dropFirst()).map { $0.chain(to: $1) }
+        let tail = stores[9].attach(sink)
+        for index in 0..<count { store.write(index + 1) }
+        withExtendedLifetime((stores, links, tail)) {}
+        return
+    }
     if path.hasPrefix("churn") {
         for _ in 0..<count { store.detach(store.attach(sink)) }
         return
