@@ -53,7 +53,9 @@ enum SubscriberList<State: ViewState>: Sendable {
             }
         case .many(var entries, var positions, var sweepAt):
             self = .empty  // drop the enum's references so the mutations below do not copy
-            if let index = positions[subscriber.key] {
+            // One hash in the common case: claim the next position, and give it back if the key was there.
+            if let index = positions.updateValue(entries.count, forKey: subscriber.key) {
+                positions[subscriber.key] = index
                 if entries[index].target != nil && !replacingLive {
                     let existing = entries[index]
                     self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
@@ -65,8 +67,8 @@ enum SubscriberList<State: ViewState>: Sendable {
                 if entries.count >= sweepAt {
                     Self.removeDead(from: &entries, positions: &positions)
                     sweepAt = Swift.max(16, entries.count * 2)
+                    positions[subscriber.key] = entries.count
                 }
-                positions[subscriber.key] = entries.count
                 entries.append(subscriber)
             }
             self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
@@ -75,9 +77,13 @@ enum SubscriberList<State: ViewState>: Sendable {
     }
 
     /// Removes the subscription made under the identity of `target`, if any.
+    ///
+    /// The key alone decides: a live entry under it can only be `target`'s, since every key is the identity of an
+    /// object that lives as long as its entry (the target, or the distinct key object of a projection) except a
+    /// dead target's, and dropping a dead target's entry is what pruning would do anyway.
     @inlinable
     mutating func remove(target: AnyObject) {
-        remove(key: ObjectIdentifier(target)) { $0.target === target }
+        remove(key: ObjectIdentifier(target)) { _ in true }
     }
 
     /// Removes `subscriber` itself, and not a later subscription of the same target.
@@ -117,14 +123,22 @@ enum SubscriberList<State: ViewState>: Sendable {
         case .empty:
             return
         case .single(let existing):
-            guard matches(existing) else { return }
+            guard existing.key == key, matches(existing) else { return }
             existing.markCancelled()
             self = .empty
         case .many(var entries, var positions, let sweepAt):
-            guard let index = positions[key], matches(entries[index]) else { return }
-            self = .empty
+            self = .empty  // drop the enum's references so the mutations below do not copy
+            // One hash in the common case: take the key out, and put it back if its entry is not the one.
+            guard let index = positions.removeValue(forKey: key) else {
+                self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
+                return
+            }
+            guard matches(entries[index]) else {
+                positions[key] = index
+                self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
+                return
+            }
             entries[index].markCancelled()
-            positions[key] = nil
             let last = entries.removeLast()
             if index < entries.count {
                 entries[index] = last
