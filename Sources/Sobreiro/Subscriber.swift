@@ -30,16 +30,18 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     @exclusivity(unchecked)
     var deliveredVersion: UInt64 = 0
 
+    /// Borrows `target` and `owner`: taking them owned would end in a release of each, which for objects with
+    /// weak references is the runtime's slow path.
     @usableFromInline
     init(
-        target: AnyObject,
-        owner: ViewModel<State>,
+        target: borrowing AnyObject,
+        owner: borrowing ViewModel<State>,
         key: ObjectIdentifier? = nil,
         receive: @escaping @Sendable (AnyObject, State) -> Void
     ) {
-        self.target = target
-        self.owner = owner
-        self.key = key ?? ObjectIdentifier(target)
+        self.target = copy target
+        self.owner = copy owner
+        self.key = key ?? ObjectIdentifier(copy target)
         self.receive = receive
         super.init()
     }
