@@ -11,7 +11,8 @@ import ScopeKit
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]) else {
     print("usage: WritePathProbe <Sobreiro|Floor|WeakFloor|OpenCombine> <path> <count>")
-    print("       path: write0, write1, fanout100, dedup, chain10, churn10 or churn10000")
+    print("       path: write0, write1, fanout100, dedup, chain10, churn10 or churn10000, or live, which")
+    print("       exits while <count> subscriptions are live, for valgrind's count of bytes in use at exit")
     print("       WritePathProbe <Sobreiro|OpenCombine> <pair path> <count>   (a two-field state)")
     print("       pair path: pair-write0, pair-whole, pair-projected, pair-whole-other or pair-projected-other")
     print("       WritePathProbe ScopeKit tree <count>   (activates and deactivates a tree of 100 scopes)")
@@ -23,12 +24,16 @@ func run<C: Contender>(_: C.Type, path: String, count: Int) {
     let sink = Sink()
     let subscribers: Int
     switch path {
-    case "write0", "chain10": subscribers = 0
+    case "write0", "chain10", "live": subscribers = 0
     case "write1", "dedup": subscribers = 1
     case "fanout100": subscribers = 100
     case "churn10": subscribers = 10
     case "churn10000": subscribers = 10_000
     default: fatalError("unknown path \(path)")
+    }
+    if path == "live" {
+        let handles = (0..<count).map { _ in store.attach(sink) }
+        withExtendedLifetime(handles) { exit(0) }
     }
     let handles = (0..<subscribers).map { _ in store.attach(sink) }
     if path == "chain10" {
