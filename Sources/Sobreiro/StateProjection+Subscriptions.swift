@@ -10,6 +10,7 @@ extension StateProjection where Value: ViewState {
     ///
     /// - Parameter view: A renderer of the projected value.
     /// - Returns: A token that ends the subscription from any thread.
+    @inlinable
     @discardableResult
     public func subscribe<V: StatefulView>(view: V) -> StateSubscription where V.State == Value {
         subscribe(view, distinct: false) { target, value in
@@ -50,6 +51,7 @@ extension ViewModel {
     ///   - projection: The projection to follow.
     ///   - onChange: Called with each new value, on the delivering thread.
     /// - Returns: A token that ends this subscription from any thread.
+    @inlinable
     @discardableResult
     public final func subscribe<Value>(
         to projection: StateProjection<Value>,
@@ -69,6 +71,7 @@ extension ViewModel {
     ///   - projection: The projection to follow.
     ///   - onChange: An instance method of this model's type.
     /// - Returns: A token that ends this subscription from any thread.
+    @inlinable
     @discardableResult
     public final func subscribe<Value>(
         to projection: StateProjection<Value>,

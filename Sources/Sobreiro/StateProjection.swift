@@ -15,6 +15,7 @@
 public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     /// Subscribes a follower to the model behind this projection; its `receive` gets every projected value,
     /// equal ones included. `key` is as for `ViewModel.subscription(of:key:replacingLive:receive:)`.
+    @usableFromInline
     let subscribeToEveryValue:
         @Sendable (
             _ follower: AnyObject,
@@ -22,6 +23,7 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
             _ receive: @escaping @Sendable (AnyObject, Value) -> Void
         ) -> StateSubscription
 
+    @usableFromInline
     init(
         subscribeToEveryValue:
             @escaping @Sendable (
@@ -40,6 +42,7 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     /// - Parameter transform: Derives the new value. It runs on the delivering thread for every change of
     ///   the model's state, so keep it cheap and free of side effects.
     /// - Returns: The projection of the derived value.
+    @inlinable
     public func map<Derived>(_ transform: @escaping @Sendable (Value) -> Derived) -> StateProjection<Derived> {
         StateProjection<Derived> { follower, key, receive in
             self.subscribeToEveryValue(follower, key) { target, value in receive(target, transform(value)) }
@@ -51,6 +54,7 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     ///
     /// - Parameter distinct: Whether the subscription has an identity of its own, so that it neither
     ///   replaces nor is replaced by another subscription of `follower`.
+    @inlinable
     package func subscribe(
         _ follower: AnyObject,
         distinct: Bool,
@@ -76,6 +80,7 @@ extension ViewModel {
     /// - Parameter transform: Derives the value from a state, often a key path. It runs on the delivering
     ///   thread for every change of the state, so keep it cheap and free of side effects.
     /// - Returns: The projection.
+    @inlinable
     public final func map<Value>(_ transform: @escaping @Sendable (State) -> Value) -> StateProjection<Value> {
         StateProjection { follower, key, receive in
             self.subscription(of: follower, key: key, replacingLive: false) { target, state in
@@ -87,10 +92,16 @@ extension ViewModel {
 
 /// The last value one projection subscription delivered. Only the model's deliverer touches it, one
 /// delivery at a time (see `ViewModel+Delivery.swift`).
+@usableFromInline
 final class LastValue<Value: Equatable>: @unchecked Sendable {
-    private var value: Value?
+    @usableFromInline
+    var value: Value?
+
+    @inlinable
+    init() {}
 
     /// Stores `newValue` and tells whether it differs from the value stored before.
+    @inlinable
     func replace(with newValue: Value) -> Bool {
         guard value != newValue else { return false }
         value = newValue

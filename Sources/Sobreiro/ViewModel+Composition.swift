@@ -21,6 +21,7 @@ extension ViewModel {
     ///   - model: The model to follow.
     ///   - onChange: Called with each new state of `model`, never while a lock is held.
     /// - Returns: A token that ends this subscription from any thread. Dropping it cancels nothing.
+    @inlinable
     @discardableResult
     public final func subscribe<S>(
         to model: ViewModel<S>,
@@ -55,6 +56,7 @@ extension ViewModel {
     ///   - model: The model to follow.
     ///   - onChange: An instance method of this model's type, such as `Parent.childDidChange`.
     /// - Returns: A token that ends this subscription from any thread. Dropping it cancels nothing.
+    @inlinable
     @discardableResult
     public final func subscribe<S>(
         to model: ViewModel<S>,
