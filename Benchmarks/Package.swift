@@ -53,6 +53,15 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(
+            name: "MainActorBenchmarks",
+            dependencies: [
+                .product(name: "Sobreiro", package: "Sobreiro"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/MainActorBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
             name: "AdapterProbe",
             dependencies: ["AdapterScenarios", .product(name: "ScopeKit", package: "Sobreiro")]
         ),
