@@ -129,17 +129,22 @@ public import Synchronization
     }
 #endif
 
-/// A value guarded by a ``Lock``.
+/// A value guarded by a ``Lock``. Inlinable, so that inlinable code using it is specialized for its value.
+@usableFromInline
 package final class Locked<Value>: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: Value
+    @usableFromInline
+    let lock = Lock()
+    @usableFromInline
+    var value: Value
 
     /// Creates a guarded `value`.
+    @inlinable
     package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with exclusive access to the value.
+    @inlinable
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try lock.withLock { () throws -> R in try body(&value) }
     }

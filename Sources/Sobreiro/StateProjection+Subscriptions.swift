@@ -25,6 +25,7 @@ extension StateProjection where Value: ViewState {
     ///
     /// - Parameter view: A main-actor renderer of the projected value.
     /// - Returns: A token that ends the subscription from any thread.
+    @inlinable
     @MainActor
     @discardableResult
     public func subscribe<V: MainActorStatefulView>(view: V) -> StateSubscription where V.State == Value {
@@ -88,6 +89,7 @@ extension ViewModel {
     ///   - projection: The projection to follow.
     ///   - onChange: Called on the main actor with each new value.
     /// - Returns: A token that ends this subscription from any thread.
+    @inlinable
     @MainActor
     @discardableResult
     public final func subscribe<Projection: StateProjection<Value>, Value>(
@@ -105,6 +107,7 @@ extension ViewModel {
     ///   - projection: The projection to follow.
     ///   - onChange: A `@MainActor` instance method of this model's type.
     /// - Returns: A token that ends this subscription from any thread.
+    @inlinable
     @MainActor
     @discardableResult
     public final func subscribe<Value>(

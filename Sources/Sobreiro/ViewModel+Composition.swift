@@ -89,6 +89,7 @@ extension ViewModel {
     ///   - model: The model to follow.
     ///   - onChange: Called on the main actor with each new state of `model`.
     /// - Returns: A token that ends this subscription from any thread; a call already scheduled is dropped.
+    @inlinable
     @MainActor
     @discardableResult
     public final func subscribe<Model: ViewModel<S>, S>(
@@ -124,6 +125,7 @@ extension ViewModel {
     ///   - model: The model to follow.
     ///   - onChange: A `@MainActor` instance method of this model's type.
     /// - Returns: A token that ends this subscription from any thread; a call already scheduled is dropped.
+    @inlinable
     @MainActor
     @discardableResult
     public final func subscribe<S>(

@@ -13,6 +13,7 @@ extension ViewModel {
     ///
     /// - Parameter view: The main-actor renderer to keep up to date.
     /// - Returns: A token that ends the subscription from any thread; a render already scheduled is dropped.
+    @inlinable
     @MainActor
     @discardableResult
     public final func subscribe<V: MainActorStatefulView>(view: V) -> StateSubscription where V.State == State {
