@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instruction counts per write of the core write paths (per subscribe + unsubscribe for churn10), from valgrind's callgrind on a release build.
+# Instruction counts per write of the core write paths (chain10: per write at the head of a chain of 10 models;
+# churn10: per subscribe + unsubscribe with 10 other subscribers), from valgrind's callgrind on a release build.
 # Each path runs twice, with 10 000 and 20 000 writes; the difference divided by 10 000 cancels start-up.
 # The second table writes a two-field state: `pair-whole` renders one view of the whole state, `pair-projected`
 # one view of `map(\.value)`; the `-other` paths change only the other field, which the projection skips.
@@ -28,7 +29,7 @@ per_write() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
 printf '| path | Sobreiro | Weak floor | Floor | OpenCombine | Sobreiro ÷ Weak floor | Sobreiro ÷ Floor |\n'
 printf '| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n'
-for path in write0 write1 dedup fanout100 churn10; do
+for path in write0 write1 dedup fanout100 chain10 churn10; do
     sobreiro=$(per_write Sobreiro "$path")
     weak=$(per_write WeakFloor "$path")
     floor=$(per_write Floor "$path")
