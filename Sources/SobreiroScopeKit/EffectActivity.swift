@@ -35,7 +35,9 @@ package final class EffectActivity: Sendable {
     private let counts = Locked(Counts())
 
     /// The activity of each model whose effects exist. An activity removes its entry as it goes, so the registry
-    /// holds only live activities, and no weak reference outlives its object.
+    /// holds only live activities. An activity can outlive its model, while an operation that ignores cancellation
+    /// still runs; its entry then names a dead model, and a new model at the same address gets an activity of its
+    /// own instead.
     private static let byModel = Locked<[ObjectIdentifier: WeakActivity]>([:])
 
     /// The model this activity counts for.
@@ -55,16 +57,19 @@ package final class EffectActivity: Sendable {
 
     /// The activity of `model`'s effects while any of them exists.
     package static func of(_ model: AnyObject) -> EffectActivity? {
-        byModel.withLock { $0[ObjectIdentifier(model)]?.activity }
+        byModel.withLock { entries in
+            guard let entry = entries[ObjectIdentifier(model)], entry.model === model else { return nil }
+            return entry.activity
+        }
     }
 
     /// The activity of `model`'s effects, created if none exists.
     static func forModel(_ model: AnyObject) -> EffectActivity {
         byModel.withLock { entries in
             let key = ObjectIdentifier(model)
-            if let activity = entries[key]?.activity { return activity }
+            if let entry = entries[key], entry.model === model, let activity = entry.activity { return activity }
             let activity = EffectActivity(model: key)
-            entries[key] = WeakActivity(activity: activity)
+            entries[key] = WeakActivity(activity: activity, model: model)
             return activity
         }
     }
@@ -121,4 +126,6 @@ package final class EffectActivity: Sendable {
 
 private struct WeakActivity {
     weak var activity: EffectActivity?
+    /// The model the activity counts for, to tell it from a later model at the same address.
+    weak var model: AnyObject?
 }

@@ -163,6 +163,36 @@ struct TimeTests {
         await expectEffectsStopped(of: model)
     }
 
+    @Test(
+        "a model at the address of a dead one, whose operation still runs, settles on its own operations",
+        .disabled(if: isAddressSanitizerActive, "AddressSanitizer's allocator does not hand freed addresses back soon")
+    )
+    func activitiesOfReusedAddressesStayApart() async throws {
+        let clock = TestClock()
+        let gate = Gate()
+        let root = RootScope()
+        let deadAddress: ObjectIdentifier
+        do {
+            let stuck = GatedModel(clock: clock, gate: gate)
+            deadAddress = ObjectIdentifier(stuck)
+            let screen = Behavior()
+            screen.bind(stuck)
+            root.host(screen)
+            screen.detach()  // cancels the operation, which ignores it and waits for the gate
+        }
+        let newcomer = try #require(GatedModel.at(deadAddress, clock: clock))
+        let screen = Behavior()
+        screen.bind(newcomer)
+        root.host(screen)
+
+        // The dead model's operation still runs; it must not count among the newcomer's.
+        await settleEffects(of: newcomer, timeout: patience)
+
+        gate.open()
+        screen.detach()
+        await expectEffectsStopped(of: newcomer, timeout: patience)
+    }
+
     /// Waits until `count` plain tasks sleep on `clock`. (Effects need no such loop: settleEffects(of:) waits for
     /// them.)
     private func waitUntilAsleep(_ clock: TestClock, count: Int) async {
@@ -212,5 +242,68 @@ private final class TwinSleepModel: ViewModel<Poll>, ScopedViewModel, @unchecked
         } reduce: { state, result in
             state.ticks = (try? result.get()) ?? -1
         }
+    }
+}
+
+/// Runs one effect: given a gate, an operation that waits for the gate and ignores cancellation, as one stuck in a
+/// call that never checks for it would; otherwise one that sleeps on the clock.
+private final class GatedModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sendable {
+    let clock: TestClock
+    let gate: Gate?
+
+    init(clock: TestClock, gate: Gate?) {
+        self.clock = clock
+        self.gate = gate
+        super.init(initialState: Poll())
+    }
+
+    /// A model without a gate allocated at `address`, which a dead model held: the allocator usually hands the
+    /// freed block back within a few allocations.
+    static func at(_ address: ObjectIdentifier, clock: TestClock) -> GatedModel? {
+        var keptAlive: [GatedModel] = []
+        for _ in 0..<1_000 {
+            let candidate = GatedModel(clock: clock, gate: nil)
+            if ObjectIdentifier(candidate) == address { return candidate }
+            keptAlive.append(candidate)
+        }
+        return nil
+    }
+
+    func didBecomeActive(_ activation: Activation<GatedModel>) {
+        activation.effect(when: { $0.ticks == 0 }) { [clock, gate] _ in
+            if let gate {
+                await gate.wait()
+            } else {
+                try await clock.sleep(for: .seconds(1))
+            }
+            return 1
+        } reduce: { state, result in
+            state.ticks = (try? result.get()) ?? -1
+        }
+    }
+}
+
+/// Holds back whoever waits until it opens, cancelled or not.
+private final class Gate: Sendable {
+    /// `nil` once open.
+    private let waiters = Locked<[CheckedContinuation<Void, Never>]?>([])
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = waiters.withLock { waiters -> Bool in
+                guard waiters != nil else { return true }
+                waiters?.append(continuation)
+                return false
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = waiters.withLock { waiters in
+            defer { waiters = nil }
+            return waiters ?? []
+        }
+        for continuation in waiting { continuation.resume() }
     }
 }
