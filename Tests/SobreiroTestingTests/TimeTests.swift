@@ -75,7 +75,7 @@ struct TimeTests {
         states.expect(Poll())
 
         model.write { $0.query = "oak" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patience)
         await clock.advance(by: .milliseconds(299))
         states.expect(Poll(query: "oak"))
 
@@ -83,9 +83,9 @@ struct TimeTests {
         states.expect(Poll(query: "oak", results: ["oak", "oaks"]))
 
         model.write { $0.query = "ash" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patience)
         model.write { $0.query = "elm" }  // cancels the "ash" search before its delay ends
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patience)
         await clock.advance(by: .seconds(1))
         states.expect(
             Poll(query: "ash", results: ["oak", "oaks"]), Poll(query: "elm", results: ["oak", "oaks"]),
@@ -118,7 +118,7 @@ struct TimeTests {
         for round in 1...2_000 {
             let query = "q\(round)"
             model.write { $0.query = query }
-            await settleEffects(of: model)
+            await settleEffects(of: model, timeout: patience)
             await clock.advance(by: .milliseconds(300))
             if model.state.results.first != query { late += 1 }
         }
@@ -137,7 +137,7 @@ struct TimeTests {
         let root = RootScope()
         root.host(screen)
 
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patience)
         await clock.advance(by: .seconds(2))
 
         states.expect(Poll(), Poll(ticks: 3))
