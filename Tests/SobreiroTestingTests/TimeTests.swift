@@ -171,16 +171,7 @@ struct TimeTests {
         let clock = TestClock()
         let gate = Gate()
         let root = RootScope()
-        let deadAddress: ObjectIdentifier
-        do {
-            let stuck = GatedModel(clock: clock, gate: gate)
-            deadAddress = ObjectIdentifier(stuck)
-            let screen = Behavior()
-            screen.bind(stuck)
-            root.host(screen)
-            screen.detach()  // cancels the operation, which ignores it and waits for the gate
-        }
-        let newcomer = try #require(GatedModel.at(deadAddress, clock: clock))
+        let newcomer = try #require(newcomerAtTheAddressOfAStuckModel(clock: clock, gate: gate, root: root))
         let screen = Behavior()
         screen.bind(newcomer)
         root.host(screen)
@@ -191,6 +182,30 @@ struct TimeTests {
         gate.open()
         screen.detach()
         await expectEffectsStopped(of: newcomer, timeout: patience)
+    }
+
+    /// Activates a model whose operation waits for `gate` and ignores cancellation, deactivates and drops it while
+    /// that operation runs, and allocates models until one lands at its address. The allocator usually hands the
+    /// freed block back at once; a few rounds make that near certain.
+    private func newcomerAtTheAddressOfAStuckModel(clock: TestClock, gate: Gate, root: RootScope) -> GatedModel? {
+        for _ in 0..<100 {
+            let deadAddress: ObjectIdentifier
+            do {
+                let stuck = GatedModel(clock: clock, gate: gate)
+                deadAddress = ObjectIdentifier(stuck)
+                let screen = Behavior()
+                screen.bind(stuck)
+                root.host(screen)
+                screen.detach()  // cancels the operation, which ignores it and waits for the gate
+            }
+            var keptAlive: [GatedModel] = []
+            for _ in 0..<256 {
+                let candidate = GatedModel(clock: clock, gate: nil)
+                if ObjectIdentifier(candidate) == deadAddress { return candidate }
+                keptAlive.append(candidate)
+            }
+        }
+        return nil
     }
 
     /// Waits until `count` plain tasks sleep on `clock`. (Effects need no such loop: settleEffects(of:) waits for
@@ -255,18 +270,6 @@ private final class GatedModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sen
         self.clock = clock
         self.gate = gate
         super.init(initialState: Poll())
-    }
-
-    /// A model without a gate allocated at `address`, which a dead model held: the allocator usually hands the
-    /// freed block back within a few allocations.
-    static func at(_ address: ObjectIdentifier, clock: TestClock) -> GatedModel? {
-        var keptAlive: [GatedModel] = []
-        for _ in 0..<1_000 {
-            let candidate = GatedModel(clock: clock, gate: nil)
-            if ObjectIdentifier(candidate) == address { return candidate }
-            keptAlive.append(candidate)
-        }
-        return nil
     }
 
     func didBecomeActive(_ activation: Activation<GatedModel>) {
