@@ -5,8 +5,9 @@ Usage, from the Benchmarks folder:  python3 Scripts/adapter.py [saved-output.txt
 Each row sets a SobreiroScopeKit scenario against its floor from the same run, so the ratio compares like with like
 on a noisy machine.
 """
-import subprocess
 import sys
+
+from benchmark_output import parse, run
 
 # (label, scenario, floor label, floor scenario, operations per benchmark iteration)
 ROWS = [
@@ -35,33 +36,8 @@ ROWS = [
 ]
 
 
-def run_benchmarks():
-    command = ["swift", "package", "benchmark", "--target", "AdapterBenchmarks", "--time-units", "nanoseconds",
-               "--no-progress"]
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
-
-
-def parse(text):
-    """Maps benchmark name -> {'ns': median wall clock, 'mallocs': median mallocs}, per benchmark iteration."""
-    results, name = {}, None
-    lines = [line.strip() for line in text.splitlines()]
-    for index, line in enumerate(lines):
-        if index + 1 < len(lines) and lines[index + 1].startswith("╒"):
-            name = line
-            results[name] = {}
-            continue
-        cells = [cell.strip() for cell in line.strip("│").split("│")]
-        if name is None or len(cells) < 4:
-            continue
-        if cells[0].startswith("Time (wall clock)"):
-            results[name]["ns"] = float(cells[3])
-        elif cells[0].startswith("Malloc (total)"):
-            results[name]["mallocs"] = float(cells[3])
-    return results
-
-
 def main():
-    text = open(sys.argv[1]).read() if len(sys.argv) > 1 else run_benchmarks()
+    text = open(sys.argv[1]).read() if len(sys.argv) > 1 else run("AdapterBenchmarks")
     results = parse(text)
     print("| scenario | ns/op | mallocs/op | floor | floor ns/op | floor mallocs/op | ÷ floor |")
     print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")

@@ -4,41 +4,15 @@
 Usage, from the Benchmarks folder:  python3 Scripts/ratios.py [saved-output.txt]
 Every number in one table comes from one run, so the ratios compare like with like on a noisy machine.
 """
-import re
-import subprocess
 import sys
+
+from benchmark_output import parse, run
 
 CONTENDERS = ["Sobreiro", "Weak floor", "Floor", "OpenCombine", "Observation"]
 
 
-def run_benchmarks():
-    command = ["swift", "package", "benchmark", "--target", "CoreBenchmarks|ScopeKitBenchmarks",
-               "--time-units", "nanoseconds", "--no-progress"]
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
-
-
-def parse(text):
-    """Maps benchmark name -> {'ns': median wall clock per operation, 'mallocs': median mallocs per operation}."""
-    results, name = {}, None
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith(("│", "╒", "╞", "├", "╘")) and "|" in stripped or \
-                stripped.startswith(("activate+deactivate", "attach+detach")):
-            name = stripped
-            results[name] = {}
-            continue
-        cells = [cell.strip() for cell in stripped.strip("│").split("│")]
-        if name is None or len(cells) < 4:
-            continue
-        if cells[0].startswith("Time (wall clock)"):
-            results[name]["ns"] = float(cells[3])
-        elif cells[0].startswith("Malloc (total)"):
-            results[name]["mallocs"] = float(cells[3])
-    return results
-
-
 def main():
-    text = open(sys.argv[1]).read() if len(sys.argv) > 1 else run_benchmarks()
+    text = open(sys.argv[1]).read() if len(sys.argv) > 1 else run("CoreBenchmarks|ScopeKitBenchmarks")
     results = parse(text)
     scenarios = sorted({name.split(" | ")[0] for name in results if " | " in name})
 
