@@ -1,10 +1,14 @@
+import Dispatch
 import Sobreiro
 
-/// Counts the operations of the effects of one model that are running, and those of them parked on a test
-/// clock, so that a test can wait until every effect has settled.
+/// Counts the operations of the effects of one model that are running, those of them parked on a test clock, and
+/// the jobs of their tasks that are queued or running, so that a test can wait until every effect has settled.
 ///
 /// An operation runs with its activity in ``current``; a test clock parks that activity while the operation
-/// sleeps on it. The effects have settled when every running operation is parked.
+/// sleeps on it. The operation's task, and every child task it starts, runs its jobs on the activity, which is
+/// their task executor, so a child task that has not slept yet still counts as a queued job. Jobs isolated to the
+/// main actor run on the main queue instead: once the counts are quiet, the activity queues a probe there, behind
+/// every job already queued, and the effects have settled only if the counts did not change before it ran.
 package final class EffectActivity: Sendable {
     /// The activity of the effect operation running in the current task, if any.
     @TaskLocal package static var current: EffectActivity?
@@ -12,15 +16,41 @@ package final class EffectActivity: Sendable {
     private struct Counts {
         var running = 0
         var parked = 0
+        /// The jobs of operations' tasks that are queued or running on this activity.
+        var jobs = 0
+        /// Moves on with every change of the counts above.
+        var generation = 0
+        /// The last generation that a probe of the main queue saw unchanged.
+        var mainQueueSeenIn = -1
+        var isProbingMainQueue = false
         var waiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>)] = [:]
         var waits = 0
 
+        /// Every running operation is parked (each sleep of one in several child tasks parks it once), and none of
+        /// their jobs is queued or running here.
+        var isQuiet: Bool { running <= parked && jobs == 0 }
+
         func holds(_ condition: Condition) -> Bool {
             switch condition {
-            // An operation may sleep in several child tasks at once: each sleep parks it once.
-            case .settled: running <= parked
+            case .settled: isQuiet && mainQueueSeenIn == generation
             case .stopped: running == 0
             }
+        }
+
+        /// Removes the waiters whose condition holds and returns them.
+        mutating func takeReady() -> [CheckedContinuation<Bool, Never>] {
+            let ready = waiters.filter { holds($0.value.condition) }
+            for number in ready.keys { waiters[number] = nil }
+            return ready.values.map(\.continuation)
+        }
+
+        /// The generation to probe the main queue in, if someone waits for `settled` and only the probe is missing.
+        mutating func startProbe() -> Int? {
+            guard isQuiet, mainQueueSeenIn != generation, !isProbingMainQueue,
+                waiters.values.contains(where: { $0.condition == .settled })
+            else { return nil }
+            isProbingMainQueue = true
+            return generation
         }
     }
 
@@ -89,14 +119,33 @@ package final class EffectActivity: Sendable {
         counts.withLock { $0.running }
     }
 
+    /// Whether every operation is parked, and settling waits only for the main queue to run what was queued on it.
+    package var isWaitingForMainQueue: Bool {
+        counts.withLock { $0.isQuiet && $0.mainQueueSeenIn != $0.generation }
+    }
+
     private func change(_ update: (inout Counts) -> Void) {
-        let ready = counts.withLock { counts in
+        resolve { counts in
             update(&counts)
-            let ready = counts.waiters.filter { counts.holds($0.value.condition) }
-            for number in ready.keys { counts.waiters[number] = nil }
-            return ready.values.map(\.continuation)
+            counts.generation &+= 1
+        }
+    }
+
+    /// Applies `update`, resumes the waiters whose condition holds, and probes the main queue if settling needs it.
+    private func resolve(after update: (inout Counts) -> Void) {
+        let (ready, probe) = counts.withLock { counts -> ([CheckedContinuation<Bool, Never>], Int?) in
+            update(&counts)
+            guard !counts.waiters.isEmpty else { return ([], nil) }
+            return (counts.takeReady(), counts.startProbe())
         }
         for waiter in ready { waiter.resume(returning: true) }
+        guard let generation = probe else { return }
+        DispatchQueue.main.async { [self] in
+            resolve { counts in
+                counts.isProbingMainQueue = false
+                if counts.generation == generation { counts.mainQueueSeenIn = generation }
+            }
+        }
     }
 
     /// Waits until `condition` holds.
@@ -107,19 +156,40 @@ package final class EffectActivity: Sendable {
     /// - Returns: `true` if the condition holds, `false` if the wait was given up.
     package func wait(until condition: Condition, expire: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
-            let number = counts.withLock { counts -> Int? in
-                guard !counts.holds(condition) else { return nil }
+            var number = 0
+            resolve { counts in
                 counts.waits += 1
-                counts.waiters[counts.waits] = (condition, continuation)
-                return counts.waits
+                number = counts.waits
+                counts.waiters[number] = (condition, continuation)
             }
-            guard let number else {
-                continuation.resume(returning: true)
-                return
-            }
-            expire { [self] in
+            expire { [self, number] in
                 counts.withLock { $0.waiters.removeValue(forKey: number) }?.continuation.resume(returning: false)
             }
+        }
+    }
+}
+
+extension EffectActivity: TaskExecutor {
+    /// Runs `job` on a global dispatch queue of its priority, counting it from now until it returns.
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let quality = DispatchQoS.QoSClass(job.priority)
+        let job = UnownedJob(job)
+        change { $0.jobs += 1 }
+        DispatchQueue.global(qos: quality).async { [self] in
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            change { $0.jobs -= 1 }
+        }
+    }
+}
+
+extension DispatchQoS.QoSClass {
+    /// The quality of service that matches a task's priority.
+    fileprivate init(_ priority: JobPriority) {
+        switch TaskPriority(rawValue: priority.rawValue) {
+        case .high...: self = .userInitiated
+        case .medium...: self = .default
+        case .low...: self = .utility
+        default: self = .background
         }
     }
 }

@@ -70,7 +70,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
 
     private func start(_ trigger: Trigger, id: UInt64) {
         activity.begin()
-        let task = Task { [self] in
+        // Its jobs, and those of the child tasks it starts, run on the activity, which counts them for tests.
+        let task = Task(executorPreference: activity) { [self] in
             defer { activity.end() }
             let result = await EffectActivity.$current.withValue(activity) { () async -> Result<Output, Failure> in
                 do throws(Failure) {

@@ -41,11 +41,19 @@ public func settleEffects(
     }
     guard await !activity.wait(until: .settled, expire: expiring(after: timeout)) else { return }
     reportFailure(
-        "the effects of \(type(of: model)) did not settle within \(timeout): \(activity.running) operation(s) "
-            + "still run. Operations settle when they finish or sleep on a TestClock; one that waits for anything "
-            + "else never settles.",
+        "the effects of \(type(of: model)) did not settle within \(timeout): " + unsettled(activity),
         at: location
     )
+}
+
+/// Why `activity` has not settled, for a failure message.
+func unsettled(_ activity: EffectActivity) -> String {
+    guard !activity.isWaitingForMainQueue else {
+        return "every operation sleeps on a TestClock, but the main queue did not run the jobs queued on it. "
+            + "Settling waits for them, in case one belongs to an operation: keep the main thread free while waiting."
+    }
+    return "\(activity.running) operation(s) still run. Operations settle when they finish or sleep on a TestClock; "
+        + "one that waits for anything else never settles."
 }
 
 /// Asserts that every effect operation of `model` has stopped, waiting up to `timeout` for cancelled ones to

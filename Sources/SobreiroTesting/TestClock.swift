@@ -178,8 +178,8 @@ public final class TestClock: Clock, Sendable {
     private func settle(_ activity: EffectActivity, at location: CallerLocation) async {
         guard await !activity.wait(until: .settled, expire: expiring(after: .seconds(5))) else { return }
         reportFailure(
-            "an effect operation that sleeps on this TestClock did not settle within 5 seconds of an advance: it "
-                + "waits for something other than the clock",
+            "the effect operations that sleep on this TestClock did not settle within 5 seconds of an advance: "
+                + unsettled(activity),
             at: location
         )
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
@@ -127,21 +128,30 @@ struct TimeTests {
         screen.detach()
     }
 
-    @Test("an operation sleeping in two child tasks at once counts as settled")
-    func parallelSleeps() async {
-        let clock = TestClock()
-        let model = TwinSleepModel(clock: clock)
-        let states = StateRecorder(subscribedTo: model)
-        let screen = Behavior()
-        screen.bind(model)
+    @Test(
+        "an operation sleeping in two child tasks at once settles only once both sleep, every time",
+        arguments: [false, true]
+    )
+    func parallelSleeps(onMainActor: Bool) async {
         let root = RootScope()
-        root.host(screen)
+        var early = 0
 
-        await settleEffects(of: model, timeout: patience)
-        await clock.advance(by: .seconds(2))
+        for _ in 1...500 {
+            let clock = TestClock()
+            let model = TwinSleepModel(clock: clock, onMainActor: onMainActor)
+            let screen = Behavior()
+            screen.bind(model)
+            root.host(screen)
 
-        states.expect(Poll(), Poll(ticks: 3))
-        screen.detach()
+            await settleEffects(of: model, timeout: patience)
+            let asleep = clock.sleeperCount
+            await clock.advance(by: .seconds(2))
+
+            if asleep != 2 || model.state.ticks != 3 { early += 1 }
+            screen.detach()
+        }
+
+        #expect(early == 0, "settling returned before both child tasks slept in \(early) of 500 rounds")
     }
 
     @Test("settling fails, instead of hanging, while an operation waits for something other than the clock")
@@ -161,6 +171,28 @@ struct TimeTests {
         never.continuation.finish()
         screen.detach()
         await expectEffectsStopped(of: model)
+    }
+
+    @Test("settling fails, naming the main queue, while the main thread is blocked")
+    nonisolated func settleNamesABlockedMainQueue() async {
+        let clock = TestClock()
+        let model = PollModel(clock: clock)
+        let screen = await Behavior()
+        await screen.bind(model)
+        let root = await RootScope()
+        await root.host(screen)
+        model.write { $0.query = "oak" }
+        let release = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async { release.wait() }
+
+        await withKnownIssue {
+            await settleEffects(of: model, timeout: .milliseconds(100))
+        } matching: { issue in
+            text(of: issue).contains("did not settle within") && text(of: issue).contains("the main queue did not run")
+        }
+        release.signal()
+        await settleEffects(of: model, timeout: patience)
+        await screen.detach()
     }
 
     @Test(
@@ -240,23 +272,38 @@ private final class FeedbackModel: ViewModel<Poll>, ScopedViewModel, @unchecked 
     }
 }
 
+/// Runs one effect whose operation sleeps in two child tasks at once, on the main actor or off it.
 private final class TwinSleepModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sendable {
     let clock: TestClock
+    let onMainActor: Bool
 
-    init(clock: TestClock) {
+    init(clock: TestClock, onMainActor: Bool) {
         self.clock = clock
+        self.onMainActor = onMainActor
         super.init(initialState: Poll())
     }
 
     func didBecomeActive(_ activation: Activation<TwinSleepModel>) {
-        activation.effect(when: { $0.ticks == 0 }) { [clock] _ in
-            async let first: Void = clock.sleep(for: .seconds(1))
-            async let second: Void = clock.sleep(for: .seconds(2))
-            _ = try await (first, second)
-            return 3
+        activation.effect(when: { $0.ticks == 0 }) { [clock, onMainActor] _ in
+            onMainActor ? try await Self.sleepTwiceOnMainActor(on: clock) : try await Self.sleepTwice(on: clock)
         } reduce: { state, result in
             state.ticks = (try? result.get()) ?? -1
         }
+    }
+
+    private static func sleepTwice(on clock: TestClock) async throws -> Int {
+        async let first: Void = clock.sleep(for: .seconds(1))
+        async let second: Void = clock.sleep(for: .seconds(2))
+        _ = try await (first, second)
+        return 3
+    }
+
+    @MainActor
+    private static func sleepTwiceOnMainActor(on clock: TestClock) async throws -> Int {
+        async let first: Void = clock.sleep(for: .seconds(1))
+        async let second: Void = clock.sleep(for: .seconds(2))
+        _ = try await (first, second)
+        return 3
     }
 }
 
