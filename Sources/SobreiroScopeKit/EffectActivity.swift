@@ -1,12 +1,13 @@
 import Dispatch
 import Sobreiro
+import Synchronization
 
 /// Counts the operations of the effects of one model that are running, those of them parked on a test clock, and
 /// the jobs of their tasks that are queued or running, so that a test can wait until every effect has settled.
 ///
 /// An operation runs with its activity in ``current``; a test clock parks that activity while the operation
-/// sleeps on it. The operation's task, and every child task it starts, runs its jobs on the activity, which is
-/// their task executor, so a child task that has not slept yet still counts as a queued job. Jobs isolated to the
+/// sleeps on it. Once a test clock exists, the operation's task, and every child task it starts, runs its jobs on
+/// the activity, which is their task executor, so a child task that has not slept yet still counts as a queued job. Jobs isolated to the
 /// main actor run on the main queue instead: once the counts are quiet, the activity queues a probe there, behind
 /// every job already queued, and the effects have settled only if the counts did not change before it ran.
 package final class EffectActivity: Sendable {
@@ -64,6 +65,10 @@ package final class EffectActivity: Sendable {
 
     private let counts = Locked(Counts())
 
+    /// Whether effect tasks started from now on run their jobs on their activity. A ``TestClock`` switches it on, so
+    /// that only tests pay for the counting.
+    private static let countsJobs = Atomic<Bool>(false)
+
     /// The activity of each model whose effects exist. An activity removes its entry as it goes, so the registry
     /// holds only live activities. An activity can outlive its model, while an operation that ignores cancellation
     /// still runs; its entry then names a dead model, and a new model at the same address gets an activity of its
@@ -102,6 +107,16 @@ package final class EffectActivity: Sendable {
             entries[key] = WeakActivity(activity: activity, model: model)
             return activity
         }
+    }
+
+    /// Makes effect tasks started from now on run their jobs on their activity, which counts them.
+    package static func countJobs() {
+        countsJobs.store(true, ordering: .relaxed)
+    }
+
+    /// The executor for an operation's task: this activity once jobs are counted, otherwise none of its own.
+    var executor: (any TaskExecutor)? {
+        Self.countsJobs.load(ordering: .relaxed) ? self : nil
     }
 
     func begin() { change { $0.running += 1 } }
@@ -183,8 +198,12 @@ extension EffectActivity: TaskExecutor {
 }
 
 extension DispatchQoS.QoSClass {
-    /// The quality of service that matches a task's priority.
+    /// The quality of service that matches a task's priority; the default one for a task without a priority.
     fileprivate init(_ priority: JobPriority) {
+        guard priority.rawValue != 0 else {
+            self = .default
+            return
+        }
         switch TaskPriority(rawValue: priority.rawValue) {
         case .high...: self = .userInitiated
         case .medium...: self = .default

@@ -70,17 +70,12 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
 
     private func start(_ trigger: Trigger, id: UInt64) {
         activity.begin()
-        // Its jobs, and those of the child tasks it starts, run on the activity, which counts them for tests.
-        let task = Task(executorPreference: activity) { [self] in
-            defer { activity.end() }
-            let result = await EffectActivity.$current.withValue(activity) { () async -> Result<Output, Failure> in
-                do throws(Failure) {
-                    return .success(try await operation(trigger))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            writeBack(result, of: id)
+        let task: Task<Void, Never>
+        if let executor = activity.executor {
+            // Under test: its jobs, and those of the child tasks it starts, run on the activity, which counts them.
+            task = Task(executorPreference: executor) { [self] in await run(trigger, id: id) }
+        } else {
+            task = Task { [self] in await run(trigger, id: id) }
         }
         let isWanted = runs.withLock { runs in
             guard runs.wanted.contains(id) else { return false }
@@ -88,6 +83,18 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             return true
         }
         if !isWanted { task.cancel() }
+    }
+
+    private func run(_ trigger: Trigger, id: UInt64) async {
+        defer { activity.end() }
+        let result = await EffectActivity.$current.withValue(activity) { () async -> Result<Output, Failure> in
+            do throws(Failure) {
+                return .success(try await operation(trigger))
+            } catch {
+                return .failure(error)
+            }
+        }
+        writeBack(result, of: id)
     }
 
     private func writeBack(_ result: Result<Output, Failure>, of id: UInt64) {

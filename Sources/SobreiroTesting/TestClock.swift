@@ -63,7 +63,12 @@ public final class TestClock: Clock, Sendable {
     private let contents = Locked(Contents())
 
     /// Creates a clock at its start, `Instant(offset: .zero)`.
-    public init() {}
+    ///
+    /// From now on, the tasks of effect operations run their jobs where settling can count them, so that an
+    /// operation that sleeps in several child tasks settles only once every child has reached the clock.
+    public init() {
+        EffectActivity.countJobs()
+    }
 
     /// The current instant: it changes only with ``advance(by:fileID:filePath:line:column:)`` and ``advance(to:fileID:filePath:line:column:)``.
     public var now: Instant {
