@@ -7,9 +7,10 @@ import Synchronization
 ///
 /// An operation runs with its activity in ``current``; a test clock parks that activity while the operation
 /// sleeps on it. Once a test clock exists, the operation's task, and every child task it starts, runs its jobs on
-/// the activity, which is their task executor, so a child task that has not slept yet still counts as a queued job. Jobs isolated to the
-/// main actor run on the main queue instead: once the counts are quiet, the activity queues a probe there, behind
-/// every job already queued, and the effects have settled only if the counts did not change before it ran.
+/// the activity, which is their task executor, so a child task that has not slept yet still counts as a queued
+/// job. Jobs isolated to the main actor run on the main queue instead: once the counts are quiet, the activity
+/// queues a probe there, behind every job already queued, and the effects have settled only if the counts did not
+/// change before it ran.
 package final class EffectActivity: Sendable {
     /// The activity of the effect operation running in the current task, if any.
     @TaskLocal package static var current: EffectActivity?
