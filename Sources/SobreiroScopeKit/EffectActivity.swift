@@ -178,8 +178,10 @@ package final class EffectActivity: Sendable {
                 number = counts.waits
                 counts.waiters[number] = (condition, continuation)
             }
-            expire { [self, number] in
-                counts.withLock { $0.waiters.removeValue(forKey: number) }?.continuation.resume(returning: false)
+            // Weakly: a wait that has ended keeps no activity alive until its timer fires. While the wait lasts,
+            // its caller holds the activity.
+            expire { [weak self, number] in
+                self?.counts.withLock { $0.waiters.removeValue(forKey: number) }?.continuation.resume(returning: false)
             }
         }
     }

@@ -195,6 +195,32 @@ struct TimeTests {
         await screen.detach()
     }
 
+    @Test("a wait that settled keeps no effect activity alive until its timeout")
+    func settledWaitReleasesTheActivity() async {
+        weak var activity: EffectActivity?
+        do {
+            let clock = TestClock()
+            let model = PollModel(clock: clock)
+            let screen = Behavior()
+            screen.bind(model)
+            let root = RootScope()
+            root.host(screen)
+            activity = EffectActivity.of(model)
+            #expect(activity != nil)
+
+            await settleEffects(of: model, timeout: .seconds(600))
+            screen.detach()
+            await expectEffectsStopped(of: model, timeout: .seconds(600))
+        }
+
+        // The operation's task lets go of the activity soon after it ends; the waits' timers must not hold it.
+        let deadline = ContinuousClock.now.advanced(by: patience)
+        while activity != nil, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(activity == nil, "an effect activity outlived its model, its clock and its settled waits")
+    }
+
     @Test(
         "a model at the address of a dead one, whose operation still runs, settles on its own operations",
         .disabled(if: isAddressSanitizerActive, "AddressSanitizer's allocator does not hand freed addresses back soon")
