@@ -70,6 +70,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
 
     private func start(_ trigger: Trigger, id: UInt64) {
         activity.begin()
+        // Two calls rather than `Task(executorPreference: activity.executor)`: given `nil`, that initializer still
+        // costs an allocation more per operation than `Task { }`.
         let task: Task<Void, Never>
         if let executor = activity.executor {
             // Under test: its jobs, and those of the child tasks it starts, run on the activity, which counts them.

@@ -1,3 +1,5 @@
+import ScopeKit
+import SobreiroScopeKit
 import Testing
 
 #if canImport(Darwin)
@@ -23,4 +25,17 @@ var isAddressSanitizerActive: Bool {
     #else
         dlsym(nil, "__asan_init") != nil
     #endif
+}
+
+/// A model bound to a behavior of its own, hosted in a root of its own: the model is active while this is kept and
+/// until `screen` detaches.
+@MainActor
+struct Hosted {
+    let screen = Behavior()
+    let root = RootScope()
+
+    init(_ model: some ScopedViewModel) {
+        screen.bind(model)
+        root.host(screen)
+    }
 }

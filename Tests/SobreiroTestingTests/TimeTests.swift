@@ -5,13 +5,14 @@ import SobreiroScopeKit
 import SobreiroTesting
 import Testing
 
-private struct Poll: ViewState {
+struct Poll: ViewState {
     var ticks = 0
     var query = ""
     var results: [String] = []
 }
 
-private final class PollModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sendable {
+/// Debounces its query on a clock, then "searches".
+final class PollModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sendable {
     let clock: TestClock
 
     init(clock: TestClock) {
@@ -20,7 +21,6 @@ private final class PollModel: ViewModel<Poll>, ScopedViewModel, @unchecked Send
     }
 
     func didBecomeActive(_ activation: Activation<PollModel>) {
-        // Debounces the query for 300 ms, then "searches".
         activation.effect(onChangeOf: \.query) { [clock] query in
             try await clock.sleep(for: .milliseconds(300))
             return query.isEmpty ? [] : [query, query + "s"]
@@ -69,10 +69,7 @@ struct TimeTests {
         let clock = TestClock()
         let model = PollModel(clock: clock)
         let states = StateRecorder(subscribedTo: model)
-        let screen = Behavior()
-        screen.bind(model)
-        let root = RootScope()
-        root.host(screen)
+        let hosted = Hosted(model)
         states.expect(Poll())
 
         model.write { $0.query = "oak" }
@@ -92,7 +89,7 @@ struct TimeTests {
             Poll(query: "ash", results: ["oak", "oaks"]), Poll(query: "elm", results: ["oak", "oaks"]),
             Poll(query: "elm", results: ["elm", "elms"]))
 
-        screen.detach()
+        hosted.screen.detach()
         await expectEffectsStopped(of: model)
     }
 
@@ -110,10 +107,7 @@ struct TimeTests {
     func advanceWaitsForTheWriteBack() async {
         let clock = TestClock()
         let model = PollModel(clock: clock)
-        let screen = Behavior()
-        screen.bind(model)
-        let root = RootScope()
-        root.host(screen)
+        let hosted = Hosted(model)
         var late = 0
 
         for round in 1...2_000 {
@@ -125,7 +119,7 @@ struct TimeTests {
         }
 
         #expect(late == 0, "advance returned before the write-back in \(late) of 2000 rounds")
-        screen.detach()
+        hosted.screen.detach()
     }
 
     @Test(
@@ -158,10 +152,7 @@ struct TimeTests {
     func settleTimesOut() async {
         let never = AsyncStream<Int>.makeStream()
         let model = FeedbackModel(wait: never.stream)
-        let screen = Behavior()
-        screen.bind(model)
-        let root = RootScope()
-        root.host(screen)
+        let hosted = Hosted(model)
 
         await withKnownIssue {
             await settleEffects(of: model, timeout: .milliseconds(50))
@@ -169,7 +160,7 @@ struct TimeTests {
             text(of: issue).contains("did not settle within") && text(of: issue).contains("1 operation(s) still run")
         }
         never.continuation.finish()
-        screen.detach()
+        hosted.screen.detach()
         await expectEffectsStopped(of: model)
     }
 
@@ -177,10 +168,7 @@ struct TimeTests {
     nonisolated func settleNamesABlockedMainQueue() async {
         let clock = TestClock()
         let model = PollModel(clock: clock)
-        let screen = await Behavior()
-        await screen.bind(model)
-        let root = await RootScope()
-        await root.host(screen)
+        let hosted = await Hosted(model)
         model.write { $0.query = "oak" }
         let release = DispatchSemaphore(value: 0)
         DispatchQueue.main.async { release.wait() }
@@ -192,7 +180,7 @@ struct TimeTests {
         }
         release.signal()
         await settleEffects(of: model, timeout: patience)
-        await screen.detach()
+        await hosted.screen.detach()
     }
 
     @Test("a wait that settled keeps no effect activity alive until its timeout")
@@ -201,15 +189,12 @@ struct TimeTests {
         do {
             let clock = TestClock()
             let model = PollModel(clock: clock)
-            let screen = Behavior()
-            screen.bind(model)
-            let root = RootScope()
-            root.host(screen)
+            let hosted = Hosted(model)
             activity = EffectActivity.of(model)
             #expect(activity != nil)
 
             await settleEffects(of: model, timeout: .seconds(600))
-            screen.detach()
+            hosted.screen.detach()
             await expectEffectsStopped(of: model, timeout: .seconds(600))
         }
 

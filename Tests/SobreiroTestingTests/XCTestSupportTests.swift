@@ -1,30 +1,10 @@
 import ScopeKit
 import Sobreiro
-import SobreiroScopeKit
 import SobreiroTesting
 import XCTest
 
 private struct Count: ViewState {
     var value = 0
-}
-
-/// Counts to one a second after it becomes active, on its clock.
-private final class TickModel: ViewModel<Count>, ScopedViewModel, @unchecked Sendable {
-    let clock: TestClock
-
-    init(clock: TestClock) {
-        self.clock = clock
-        super.init(initialState: Count())
-    }
-
-    func didBecomeActive(_ activation: Activation<TickModel>) {
-        activation.effect(when: { $0.value == 0 }) { [clock] _ in
-            try await clock.sleep(for: .seconds(1))
-            return 1
-        } reduce: { state, result in
-            state.value = (try? result.get()) ?? -1
-        }
-    }
 }
 
 /// The helpers report through XCTest when XCTest runs the test, at the caller's file and line.
@@ -71,17 +51,15 @@ final class XCTestSupportTests: XCTestCase {
     @MainActor
     func testSettlingAndAdvancingATestClock() async {
         let clock = TestClock()
-        let model = TickModel(clock: clock)
-        let screen = Behavior()
-        screen.bind(model)
-        let root = RootScope()
-        root.host(screen)
+        let model = PollModel(clock: clock)
+        let hosted = Hosted(model)
 
+        model.write { $0.query = "oak" }
         await settleEffects(of: model, timeout: patience)
-        await clock.advance(by: .seconds(1))
+        await clock.advance(by: .milliseconds(300))
 
-        XCTAssertEqual(model.state.value, 1)
+        XCTAssertEqual(model.state.results, ["oak", "oaks"])
         XCTAssertTrue(captured.isEmpty, "\(captured.map(\.description))")
-        screen.detach()
+        hosted.screen.detach()
     }
 }
