@@ -19,12 +19,17 @@ let package = Package(
         .target(name: "SobreiroScopeKit", dependencies: ["Sobreiro", "ScopeKit"]),
         .target(name: "SobreiroTesting", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
         .executableTarget(name: "Playground", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"], path: "Playground"),
-        .testTarget(name: "SobreiroTests", dependencies: ["Sobreiro", "SobreiroTesting"]),
-        .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit"]),
-        .testTarget(name: "SobreiroScopeKitTests", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
+        // Helpers that several test targets share; no product, so apps never see it.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SobreiroTests", dependencies: ["Sobreiro", "SobreiroTesting", "TestSupport"]),
+        .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit", "TestSupport"]),
+        .testTarget(
+            name: "SobreiroScopeKitTests",
+            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "TestSupport"]
+        ),
         .testTarget(
             name: "SobreiroTestingTests",
-            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting"]
+            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
         ),
         .testTarget(name: "RandomizedTests", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting"]),
     ]

@@ -19,7 +19,8 @@ let package = Package(
         .target(name: "Combine", dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]),
         .target(name: "SobreiroTrace"),
         .target(name: "ScopeKit", dependencies: ["Combine", "SobreiroTrace"]),
-        .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit", "TestSupport"]),
         .testTarget(name: "CombineBranchTests", dependencies: ["ScopeKit"]),
     ]
 )

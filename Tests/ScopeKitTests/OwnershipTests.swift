@@ -1,4 +1,5 @@
 import ScopeKit
+import TestSupport
 import Testing
 
 #if canImport(FoundationEssentials)

@@ -2,12 +2,6 @@ import ScopeKit
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Records lifecycle hooks in order and checks the tree's invariants after every one of them.
 @MainActor
 final class Journal {
@@ -108,14 +102,4 @@ final class CancelCounter: Sendable {
             lives.count.subtract(1, ordering: .relaxed)
         }
     }
-}
-
-/// Whether AddressSanitizer instruments this process: its allocator quarantines freed memory, so freed
-/// addresses are not reused soon and resident memory grows whatever the code under test does.
-var isAddressSanitizerActive: Bool {
-    #if canImport(Darwin)
-        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__asan_init") != nil  // RTLD_DEFAULT
-    #else
-        dlsym(nil, "__asan_init") != nil
-    #endif
 }

@@ -2,6 +2,7 @@ import Foundation
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -4,12 +4,6 @@ import Sobreiro
 import SobreiroScopeKit
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 struct Feed: ViewState {
     var level = 0
     var query = ""
@@ -209,14 +203,4 @@ func firstState<S: ViewState>(
         for await state in model.states where predicate(state) { return state }
         return nil
     } ?? nil
-}
-
-/// Whether AddressSanitizer instruments this process: its allocator quarantines freed memory, so freed
-/// addresses are not reused soon and resident memory grows whatever the code under test does.
-var isAddressSanitizerActive: Bool {
-    #if canImport(Darwin)
-        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__asan_init") != nil  // RTLD_DEFAULT
-    #else
-        dlsym(nil, "__asan_init") != nil
-    #endif
 }

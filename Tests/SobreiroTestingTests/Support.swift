@@ -2,12 +2,6 @@ import ScopeKit
 import SobreiroScopeKit
 import Testing
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#endif
-
 /// The text of a recorded issue's comments.
 func text(of issue: Issue) -> String {
     issue.comments.map(\.rawValue).joined(separator: "\n")
@@ -16,16 +10,6 @@ func text(of issue: Issue) -> String {
 /// How long these tests wait for a state a task writes: far more than it takes, because under ThreadSanitizer,
 /// with every suite running at once, the task may wait seconds for a thread.
 let patience: Duration = .seconds(30)
-
-/// Whether AddressSanitizer instruments this process: its allocator quarantines freed memory, so freed addresses
-/// are not reused soon.
-var isAddressSanitizerActive: Bool {
-    #if canImport(Darwin)
-        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__asan_init") != nil  // RTLD_DEFAULT
-    #else
-        dlsym(nil, "__asan_init") != nil
-    #endif
-}
 
 /// A model bound to a behavior of its own, hosted in a root of its own: the model is active while this is kept and
 /// until `screen` detaches.

@@ -104,13 +104,3 @@ func currentThreadID() -> UInt {
         UInt(pthread_self())
     #endif
 }
-
-/// Whether AddressSanitizer instruments this process: its allocator quarantines freed memory, so freed
-/// addresses are not reused soon and resident memory grows whatever the code under test does.
-var isAddressSanitizerActive: Bool {
-    #if canImport(Darwin)
-        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__asan_init") != nil  // RTLD_DEFAULT
-    #else
-        dlsym(nil, "__asan_init") != nil
-    #endif
-}

@@ -1,5 +1,6 @@
 import Sobreiro
 import SobreiroTesting
+import TestSupport
 import Testing
 
 @Suite("Views")
