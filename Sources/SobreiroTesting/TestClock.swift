@@ -56,11 +56,23 @@ public final class TestClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Sleeper] = []
         var sleeps = 0
+        /// Sleeps whose task was cancelled before they were listed in `sleepers`: they must not be listed.
+        var cancelledEarly: Set<Int> = []
         /// The effect activities whose operations have slept on this clock.
         var activities: [ObjectIdentifier: EffectActivity] = [:]
+        /// Called by each sleep after its task was found not cancelled and before it is listed; tests use it to
+        /// cancel a task exactly there. Always `nil` outside this package's tests.
+        var willListSleeper: (@Sendable () -> Void)?
     }
 
     private let contents = Locked(Contents())
+
+    /// Called by each sleep after its cancellation check and before it is listed as a sleeper, outside the
+    /// clock's lock, so that a test can cancel the sleeping task inside that window.
+    package var willListSleeper: (@Sendable () -> Void)? {
+        get { contents.withLock { $0.willListSleeper } }
+        set { contents.withLock { $0.willListSleeper = newValue } }
+    }
 
     /// Creates a clock at its start, `Instant(offset: .zero)`.
     ///
@@ -95,23 +107,37 @@ public final class TestClock: Clock, Sendable {
             return contents.sleeps
         }
         let activity = EffectActivity.current
+        // A cancellation may land anywhere from the check above to the listing below, where the handler finds no
+        // sleeper to wake. The handler then marks the sleep, and the listing, under the same lock, refuses a
+        // marked one: whichever runs second sees what the first did.
+        defer { contents.withLock { _ = $0.cancelledEarly.remove(number) } }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                contents.withLock { $0.willListSleeper }?()
                 // Parked and listed in one step, so that an advance never finds it parked but not listed.
-                let isDue = contents.withLock { contents in
+                let outcome = contents.withLock { contents -> Result<Bool, CancellationError> in
+                    guard contents.cancelledEarly.remove(number) == nil else { return .failure(CancellationError()) }
                     if let activity { contents.activities[ObjectIdentifier(activity)] = activity }
-                    guard deadline > contents.now else { return true }
+                    guard deadline > contents.now else { return .success(true) }
                     contents.sleepers.append(
                         Sleeper(number: number, deadline: deadline, continuation: continuation, activity: activity)
                     )
                     activity?.park()
-                    return false
+                    return .success(false)
                 }
-                if isDue { continuation.resume() }
+                switch outcome {
+                case .success(true): continuation.resume()
+                case .success(false): break
+                case .failure(let error): continuation.resume(throwing: error)
+                }
             }
         } onCancel: {
             let cancelled = contents.withLock { contents -> Sleeper? in
-                guard let index = contents.sleepers.firstIndex(where: { $0.number == number }) else { return nil }
+                guard let index = contents.sleepers.firstIndex(where: { $0.number == number }) else {
+                    // Not listed yet, or already woken: a listing still to come must not sleep.
+                    contents.cancelledEarly.insert(number)
+                    return nil
+                }
                 return contents.sleepers.remove(at: index)
             }
             guard let cancelled else { return }
