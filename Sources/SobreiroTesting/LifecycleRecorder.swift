@@ -1,4 +1,5 @@
 public import ScopeKit
+import Sobreiro
 
 /// Records the lifecycle of one behavior, so that a test can assert the transitions a change of the tree caused.
 ///
@@ -38,7 +39,9 @@ public final class LifecycleRecorder {
 
     private let log: Log
 
-    /// Starts recording the transitions of `behavior`.
+    /// Starts recording the transitions of `behavior` from now on, from the state it is in.
+    ///
+    /// A recorder made for a behavior that is already active records nothing until the behavior deactivates.
     ///
     /// - Parameters:
     ///   - behavior: The behavior to watch.
@@ -54,13 +57,15 @@ public final class LifecycleRecorder {
         column: UInt = #column
     ) {
         log = Log(createdAt: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-        behavior.addActivationObserver(Observer(log: log))
+        behavior.addActivationObserver(Observer(log: log, state: behavior.state))
     }
 
     /// Every transition so far, oldest first. Reading it counts as looking at all of them.
     public var events: [Event] {
-        log.seen = log.events.count
-        return log.events
+        log.contents.withLock { contents in
+            contents.seen = contents.events.count
+            return contents.events
+        }
     }
 
     /// Asserts that the transitions since the last look are exactly `expected`, in order.
@@ -78,9 +83,11 @@ public final class LifecycleRecorder {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        log.isStepping = true
-        let actual = Array(log.events[log.seen...])
-        log.seen = log.events.count
+        let actual = log.contents.withLock { contents in
+            contents.isStepping = true
+            defer { contents.seen = contents.events.count }
+            return Array(contents.events[contents.seen...])
+        }
         guard actual != expected else { return }
         reportFailure(
             "expected the transitions \(expected), but these happened: \(actual)",
@@ -89,11 +96,17 @@ public final class LifecycleRecorder {
     }
 
     /// The transitions, shared with the observer that the behavior keeps.
-    @MainActor
-    private final class Log {
-        var events: [Event] = []
-        var seen = 0
-        var isStepping = false
+    ///
+    /// `Sendable`, so that the recorder's `deinit` can read it without hopping to the main actor: a hop would
+    /// lose the test that released the recorder, which is where an unasserted transition must be reported.
+    private final class Log: Sendable {
+        struct Contents {
+            var events: [Event] = []
+            var seen = 0
+            var isStepping = false
+        }
+
+        let contents = Locked(Contents())
         let createdAt: CallerLocation
 
         init(createdAt: CallerLocation) {
@@ -101,21 +114,34 @@ public final class LifecycleRecorder {
         }
     }
 
+    /// Turns the behavior's notifications into transitions. A behavior tells a new observer of an activation
+    /// that was already under way, maybe twice; the observer keeps the state it last saw and records only a
+    /// change of it, so the recorder starts from the state the behavior was in when it was made.
     private final class Observer: ActivationObserver {
         weak var log: Log?
+        var state: ActivityState
 
-        init(log: Log) {
+        init(log: Log, state: ActivityState) {
             self.log = log
+            self.state = state
         }
 
-        func behaviorDidAttach() { log?.events.append(.attached) }
-        func behaviorDidActivate() { log?.events.append(.activated) }
-        func behaviorDidDeactivate() { log?.events.append(.deactivated) }
-        func behaviorDidDetach() { log?.events.append(.detached) }
+        func behaviorDidAttach() { record(.attached, to: .attached) }
+        func behaviorDidActivate() { record(.activated, to: .active) }
+        func behaviorDidDeactivate() { record(.deactivated, to: .attached) }
+        func behaviorDidDetach() { record(.detached, to: .detached) }
+
+        private func record(_ event: Event, to newState: ActivityState) {
+            guard newState != state else { return }
+            state = newState
+            log?.contents.withLock { $0.events.append(event) }
+        }
     }
 
-    isolated deinit {
-        let unseen = log.isStepping ? Array(log.events[log.seen...]) : []
+    // Not isolated: an isolated deinit runs without the task-local values of the code that released the
+    // recorder, and so without the test to report to. This one runs where the test lets the recorder go.
+    deinit {
+        let unseen = log.contents.withLock { $0.isStepping ? Array($0.events[$0.seen...]) : [] }
         guard !unseen.isEmpty else { return }
         reportFailure("transitions that happened but were never asserted: \(unseen)", at: log.createdAt)
     }

@@ -12,6 +12,10 @@ struct CallerLocation: Sendable {
     let sourceLocation: SourceLocation
     let filePath: StaticString
     let line: UInt
+    /// Whether Swift Testing was running the code that made this location. A failure reported later from where
+    /// no test is current, such as a `deinit` on another thread, then still goes to Swift Testing rather than to
+    /// XCTest, which would drop it.
+    let isSwiftTesting: Bool
 
     init(fileID: String, filePath: StaticString, line: UInt, column: UInt) {
         sourceLocation = SourceLocation(
@@ -22,12 +26,13 @@ struct CallerLocation: Sendable {
         )
         self.filePath = filePath
         self.line = line
+        isSwiftTesting = Test.current != nil
     }
 }
 
-/// Records a failure with whichever framework runs the current test.
+/// Records a failure with whichever framework runs the current test, or ran the code that made `location`.
 func reportFailure(_ message: String, at location: CallerLocation) {
-    if Test.current != nil {
+    if Test.current != nil || location.isSwiftTesting {
         Issue.record(Comment(rawValue: message), sourceLocation: location.sourceLocation)
         return
     }

@@ -71,3 +71,73 @@ struct LifecycleTestingTests {
         }
     }
 }
+
+@Suite("Lifecycle recorder: exhaustiveness and start")
+@MainActor
+struct LifecycleRecorderTests {
+    @Test("transitions left unasserted fail the test that released the recorder")
+    func unassertedTransitionsFail() {
+        let root = RootScope()
+        let screen = Scope()
+        withKnownIssue {
+            let lifecycle = LifecycleRecorder(of: screen)
+            root.host(screen)
+            lifecycle.expect(.attached, .activated)
+            screen.detach()
+        } matching: { issue in
+            text(of: issue) == "transitions that happened but were never asserted: [deactivated, detached]"
+        }
+    }
+
+    @Test("transitions left unasserted fail a test that is not isolated to the main actor")
+    nonisolated func unassertedTransitionsFailOffTheMainActor() async {
+        await withKnownIssue {
+            await MainActor.run {
+                let root = RootScope()
+                let screen = Scope()
+                let lifecycle = LifecycleRecorder(of: screen)
+                root.host(screen)
+                lifecycle.expect(.attached, .activated)
+                screen.detach()
+            }
+        } matching: { issue in
+            text(of: issue).hasPrefix("transitions that happened but were never asserted")
+        }
+    }
+
+    @Test("a recorder made for an active behavior records only the transitions after it")
+    func startsFromTheCurrentState() {
+        let root = RootScope()
+        let screen = Scope()
+        root.host(screen)
+
+        let lifecycle = LifecycleRecorder(of: screen)
+        #expect(lifecycle.events == [])
+        screen.detach()
+        lifecycle.expect(.deactivated, .detached)
+        root.host(screen)
+        lifecycle.expect(.attached, .activated)
+        screen.detach()
+        lifecycle.expect(.deactivated, .detached)
+    }
+
+    @Test("a recorder made in the behavior's own willActivate starts from the active state")
+    func madeDuringActivation() {
+        let root = RootScope()
+        let screen = SelfRecordingBehavior()
+        root.host(screen)
+
+        #expect(screen.lifecycle?.events == [])
+        screen.detach()
+        screen.lifecycle?.expect(.deactivated, .detached)
+    }
+}
+
+/// A behavior that starts recording its own lifecycle as it activates.
+private final class SelfRecordingBehavior: Behavior {
+    var lifecycle: LifecycleRecorder?
+
+    override func willActivate(cancellables: inout Set<AnyCancellable>) {
+        lifecycle = lifecycle ?? LifecycleRecorder(of: self)
+    }
+}
