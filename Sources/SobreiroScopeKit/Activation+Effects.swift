@@ -4,13 +4,22 @@ public import Sobreiro
 extension Activation {
     /// Runs `operation` for each new state that matches `predicate`, and writes its result back into the model.
     ///
-    /// The effect follows the model from now until the activation ends. For each committed state that
-    /// matches, including the current one, it starts `operation` off the main actor; when `operation` returns
-    /// or throws, `reduce` receives the outcome inside a transaction of the model. A failure arrives as a
-    /// `.failure` value for the model to show, never as a crash; a non-throwing operation has the failure
-    /// type `Never`. With ``EffectStrategy/cancelOnNewState`` (the default), every new state cancels the
-    /// running operation, whose result is then dropped, and a new matching state starts the next one; with
-    /// ``EffectStrategy/continueOnNewState`` each operation runs to its end. When the activation ends, every operation is cancelled and none writes back after.
+    /// The effect follows the model from now until the activation ends, as a subscriber does. For each state
+    /// it receives that matches, including the current one, it starts `operation` off the main actor; when
+    /// `operation` returns or throws, `reduce` receives the outcome inside a transaction of the model. A failure
+    /// arrives as a `.failure` value for the model to show, never as a crash; a non-throwing operation has the
+    /// failure type `Never`. When the activation ends, every operation is cancelled and none writes back after.
+    ///
+    /// With ``EffectStrategy/cancelOnNewState`` (the default), a result is written back only if no change has
+    /// committed since the state the run was given. The write-back transaction checks it, so the check and the
+    /// commit are one step: a result never lands in a state that has moved on, even while a slow subscriber
+    /// holds up the delivery of the newer state. Each new state the effect receives also cancels the running
+    /// operation, and a new matching state starts the next one. With ``EffectStrategy/continueOnNewState``,
+    /// each operation runs to its end and writes back, whatever happened since.
+    ///
+    /// Like any subscriber, the effect may not receive every committed state: under concurrent writes or
+    /// re-entrancy, intermediate states are coalesced (see <doc:ThreadingAndReentrancy>). A state that matched
+    /// only until the next write may start no run, under either strategy.
     ///
     /// ```swift
     /// activation.effect(when: { $0.phase == .loading }) { state in
@@ -40,7 +49,8 @@ extension Activation {
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) -> Bool where Model: ViewModel<State> {
         // The model's own states, which it already deduplicates: no projection, no second comparison.
-        startEffect(strategy: strategy, operation: operation, reduce: reduce) { runner, receive in
+        startEffect(strategy: strategy, freshness: .unchangedState, operation: operation, reduce: reduce) {
+            runner, receive in
             self.model.subscription(of: runner, replacingLive: false) { target, state in
                 receive(target, state, predicate(state))
             }
@@ -51,7 +61,14 @@ extension Activation {
     /// its result back into the model.
     ///
     /// As ``effect(when:strategy:run:reduce:)``, but triggered by `value`: the current value at once, then each
-    /// value that differs (`==`) from the previous one. Changes elsewhere in the state do not trigger it.
+    /// value that differs (`==`) from the previous one the effect received. Changes elsewhere in the state do
+    /// not trigger it, and do not drop a result.
+    ///
+    /// With ``EffectStrategy/cancelOnNewState`` (the default), a result is written back only if the state being
+    /// written still holds the value the run was given, and no newer value has reached the effect since; the
+    /// write-back transaction checks both. A value that changes and changes back before the effect hears of the
+    /// change counts as unchanged: the run for the first occurrence may write into the second, and if the effect
+    /// then hears of the change, the run that the change starts writes back too.
     ///
     /// ```swift
     /// activation.effect(onChangeOf: \.query) { query in
@@ -75,7 +92,9 @@ extension Activation {
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) -> Bool where Model: ViewModel<State> {
         let values = model.map(value)
-        return startEffect(strategy: strategy, operation: operation, reduce: reduce) { runner, receive in
+        let freshness = EffectFreshness<State, Value>.unchangedValue(of: value)
+        return startEffect(strategy: strategy, freshness: freshness, operation: operation, reduce: reduce) {
+            runner, receive in
             values.subscribe(runner, distinct: true) { target, value in receive(target, value, true) }
         }
     }
@@ -84,6 +103,7 @@ extension Activation {
     /// its subscription calls with each trigger and whether it matches.
     private func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
         strategy: EffectStrategy,
+        freshness: EffectFreshness<State, Trigger>,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
         follow: (
@@ -92,7 +112,13 @@ extension Activation {
         ) -> StateSubscription
     ) -> Bool where Model: ViewModel<State> {
         guard isActive else { return false }
-        let runner = EffectRunner(model: model, strategy: strategy, operation: operation, reduce: reduce)
+        let runner = EffectRunner(
+            model: model,
+            strategy: strategy,
+            freshness: freshness,
+            operation: operation,
+            reduce: reduce
+        )
         store(AnyCancellable { runner.end() })
         let subscription = follow(runner) { target, trigger, isMatch in
             unsafeDowncast(target, to: EffectRunner<State, Trigger, Output, Failure>.self)

@@ -7,6 +7,11 @@ import Synchronization
 /// A result is written back inside a transaction that checks, under the model's lock, that its run is still
 /// wanted. Ending the effect clears the wanted runs inside a transaction too, so once ``end()`` returns no
 /// result can be written back: a write-back either committed before, or finds its run unwanted.
+///
+/// Under ``EffectStrategy/cancelOnNewState`` a run also stops being wanted as soon as a newer state commits, not
+/// only when that state reaches this effect: another subscriber may hold up the delivery for as long as it
+/// renders. The write-back transaction asks the runner's ``EffectFreshness`` whether the state it is about to
+/// change is still the one the run started from, so the check and the commit are one atomic step.
 final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: Sendable {
     private struct Runs {
         var isEnded = false
@@ -19,6 +24,9 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
 
     private weak let model: ViewModel<State>?
     private let strategy: EffectStrategy
+    /// How a write-back tells that its trigger is still current; `nil` under `continueOnNewState`, whose runs
+    /// are independent of later states.
+    private let freshness: EffectFreshness<State, Trigger>?
     private let operation: @Sendable (Trigger) async throws(Failure) -> Output
     private let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
     private let runs = Locked(Runs())
@@ -30,12 +38,14 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     init(
         model: ViewModel<State>,
         strategy: EffectStrategy,
+        freshness: EffectFreshness<State, Trigger>,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) {
         self.model = model
         activity = EffectActivity.forModel(model)
         self.strategy = strategy
+        self.freshness = strategy == .cancelOnNewState ? freshness : nil
         self.operation = operation
         self.reduce = reduce
     }
@@ -50,6 +60,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     func receive(_ trigger: Trigger, isMatch: Bool) {
         // Most states neither match nor find an operation to cancel: they cost one atomic load.
         guard isMatch || (strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0) else { return }
+        // Taken before the runner's lock, never inside it: a write-back takes the model's lock, then the runner's.
+        let stamp = isMatch ? stamp(for: trigger) : nil
         let started = runs.withLock { runs -> (id: UInt64?, replaced: [Task<Void, Never>]) in
             guard !runs.isEnded else { return (nil, []) }
             var replaced: [Task<Void, Never>] = []
@@ -59,25 +71,33 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                 runs.wanted.removeAll()
             }
             defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-            guard isMatch else { return (nil, replaced) }
+            guard stamp != nil else { return (nil, replaced) }
             runs.nextID &+= 1
             runs.wanted.insert(runs.nextID)
             return (runs.nextID, replaced)
         }
         for task in started.replaced { task.cancel() }
-        if let id = started.id { start(trigger, id: id) }
+        if let id = started.id, let stamp { start(trigger, id: id, stamp: stamp) }
     }
 
-    private func start(_ trigger: Trigger, id: UInt64) {
+    /// What a run for `trigger` remembers of the model as it starts; `nil` if a newer state has committed already,
+    /// which will reach this effect in turn and replace the run before it could write back.
+    private func stamp(for trigger: Trigger) -> UInt64? {
+        guard let freshness else { return 0 }
+        guard let model else { return nil }
+        return freshness.stamp(model, trigger)
+    }
+
+    private func start(_ trigger: Trigger, id: UInt64, stamp: UInt64) {
         activity.begin()
         // Two calls rather than `Task(executorPreference: activity.executor)`: given `nil`, that initializer still
         // costs an allocation more per operation than `Task { }`.
         let task: Task<Void, Never>
         if let executor = activity.executor {
             // Under test: its jobs, and those of the child tasks it starts, run on the activity, which counts them.
-            task = Task(executorPreference: executor) { [self] in await run(trigger, id: id) }
+            task = Task(executorPreference: executor) { [self] in await run(trigger, id: id, stamp: stamp) }
         } else {
-            task = Task { [self] in await run(trigger, id: id) }
+            task = Task { [self] in await run(trigger, id: id, stamp: stamp) }
         }
         let isWanted = runs.withLock { runs in
             guard runs.wanted.contains(id) else { return false }
@@ -87,7 +107,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         if !isWanted { task.cancel() }
     }
 
-    private func run(_ trigger: Trigger, id: UInt64) async {
+    private func run(_ trigger: Trigger, id: UInt64, stamp: UInt64) async {
         defer { activity.end() }
         let result = await EffectActivity.$current.withValue(activity) { () async -> Result<Output, Failure> in
             do throws(Failure) {
@@ -96,17 +116,20 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                 return .failure(error)
             }
         }
-        writeBack(result, of: id)
+        writeBack(result, of: id, for: trigger, stamp: stamp)
     }
 
-    private func writeBack(_ result: Result<Output, Failure>, of id: UInt64) {
-        model?.write { state in
+    private func writeBack(_ result: Result<Output, Failure>, of id: UInt64, for trigger: Trigger, stamp: UInt64) {
+        guard let model else { return }
+        model.write { state in
+            // Inside the transaction, outside the runner's lock: the freshness check may run user code (`==`).
+            let isCurrent = freshness?.isCurrent(stamp, trigger, state, model.committedVersion) ?? true
             let isWanted = runs.withLock { runs in
                 runs.tasks[id] = nil
                 defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
                 return runs.wanted.remove(id) != nil
             }
-            if isWanted { reduce(&state, result) }
+            if isWanted && isCurrent { reduce(&state, result) }
         }
     }
 

@@ -1,0 +1,245 @@
+import Dispatch
+import Foundation
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import Testing
+
+/// A view that blocks in `render` for the first state that matches `isSlow`, until the test releases it: while it
+/// blocks, the thread that delivers to it cannot deliver to the subscribers after it.
+final class SlowView: StatefulView, @unchecked Sendable {
+    private let isSlow: @Sendable (Feed) -> Bool
+    private let entered = Gate<Bool>()
+    private let released = DispatchSemaphore(value: 0)
+    private let hasBlocked = Locked(false)
+
+    init(blockingOn isSlow: @escaping @Sendable (Feed) -> Bool) {
+        self.isSlow = isSlow
+    }
+
+    func render(state: Feed) {
+        guard isSlow(state),
+            !hasBlocked.withLock({ blocked in
+                defer { blocked = true }; return blocked
+            })
+        else {
+            return
+        }
+        entered.open(true)
+        released.wait()
+    }
+
+    /// Writes `change` on a thread of its own, which then blocks delivering it to this view; returns once it does.
+    /// A thread of its own: a blocked thread of the shared pool would hold up the tasks of the tests.
+    func write(_ change: @escaping @Sendable (inout Feed) -> Void, to model: FeedModel) async -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            model.write(change)
+            done.signal()
+        }
+        _ = await entered.wait()
+        return done
+    }
+
+    /// Lets the blocked render return.
+    func release() {
+        released.signal()
+    }
+}
+
+/// Waits, with a deadline, until no operation of `model`'s effects runs: each one has written back or dropped
+/// its result.
+func effectsStopped(of model: FeedModel) async {
+    guard let activity = EffectActivity.of(model) else { return }
+    let stopped = await activity.wait(until: .stopped) { expire in
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: expire)
+    }
+    #expect(stopped, "the effects did not stop within 20 s")
+}
+
+@Suite("B3: effects never write into a state that has moved on")
+@MainActor
+struct EffectFreshnessTests {
+    private func host(_ model: FeedModel, under root: RootScope) -> Behavior {
+        let behavior = Behavior()
+        behavior.bind(model)
+        root.host(behavior)
+        return behavior
+    }
+
+    @Test("cancelOnNewState: a result is dropped once a newer state committed, though a slow view holds it up")
+    func predicateRunDroppedWhileDeliveryIsHeldUp() async {
+        // Given a run under way for query "a", and a view ahead of the effect that blocks on query "b"
+        let gate = Gate<String>()
+        let live = LiveCount()
+        let model = FeedModel { _, activation in
+            activation.effect(when: { $0.query == "a" }) { _ in
+                live.enter()
+                defer { live.leave() }
+                return await gate.wait(honoursCancellation: false)!
+            } reduce: { state, result in
+                state.results.append(result.get())
+            }
+        }
+        let view = SlowView { $0.query == "b" }
+        model.subscribe(view: view)
+        let root = RootScope()
+        let behavior = host(model, under: root)
+        model.write { $0.query = "a" }
+        await withDeadline { await live.until(1) }
+
+        // When "b" commits, and the run finishes while the delivery of "b" has not reached the effect yet
+        let writer = await view.write({ $0.query = "b" }, to: model)
+        gate.open("result for a")
+        await effectsStopped(of: model)
+
+        // Then the run's result is dropped
+        #expect(model.state.results == [], "the run for \"a\" wrote into \(model.state)")
+        view.release()
+        writer.wait()
+        behavior.detach()
+    }
+
+    @Test("cancelOnNewState: a value's result is dropped once the value changed, kept after other changes")
+    func valueRunDroppedOnlyWhenTheValueMovedOn() async {
+        let gates = ["a": Gate<String>(), "c": Gate<String>()]
+        let model = FeedModel { _, activation in
+            activation.effect(onChangeOf: \.query) { query in
+                await gates[query]?.wait(honoursCancellation: false) ?? ""
+            } reduce: { state, result in
+                state.results.append(result.get())
+            }
+        }
+        let view = SlowView { $0.query == "b" }
+        model.subscribe(view: view)
+        let root = RootScope()
+        let behavior = host(model, under: root)
+        await effectsStopped(of: model)
+
+        // A change of another part of the state leaves the run for "c" current.
+        model.write { $0.query = "c" }
+        model.write { $0.count = 1 }
+        gates["c"]!.open("C")
+        await effectsStopped(of: model)
+        #expect(model.state.results == ["", "C"])
+
+        // A new value, committed while a slow view holds up its delivery, drops the run for the old one.
+        model.write { $0.query = "a" }
+        let writer = await view.write({ $0.query = "b" }, to: model)
+        gates["a"]!.open("A")
+        await effectsStopped(of: model)
+        #expect(model.state.results == ["", "C"], "the run for \"a\" wrote into \(model.state)")
+
+        view.release()
+        writer.wait()
+        behavior.detach()
+    }
+
+    @Test("cancelOnNewState: a value that changes back before the effect hears of it counts as unchanged")
+    func valueThatCameBack() async {
+        let gate = Gate<String>()
+        let model = FeedModel { _, activation in
+            activation.effect(onChangeOf: \.query) { query in
+                query == "a" ? await gate.wait(honoursCancellation: false)! : ""
+            } reduce: { state, result in
+                if state.query == "a" { state.results.append(result.get()) }
+            }
+        }
+        let view = SlowView { $0.query == "b" }
+        model.subscribe(view: view)
+        let root = RootScope()
+        let behavior = host(model, under: root)
+        model.write { $0.query = "a" }
+
+        let writer = await view.write({ $0.query = "b" }, to: model)
+        model.write { $0.query = "a" }
+        gate.open("A")
+        await effectsStopped(of: model)
+        #expect(model.state.results == ["A"], "the run wrote into the state that holds its value again")
+
+        // The delivery of "b" reaches the effect, then "a" again: a change of the value, which starts a run.
+        view.release()
+        writer.wait()
+        await effectsStopped(of: model)
+        #expect(model.state.results == ["A", "A"])
+        behavior.detach()
+    }
+
+    @Test("cancelOnNewState: a feedback loop with a slow view never writes a step into a state that moved on")
+    func levelsLoopWithASlowView() async {
+        let strays = Locked<[String]>([])
+        let model = FeedModel { _, activation in
+            for rising in [true, false] {
+                activation.effect(when: { ($0.count == 0) == rising && (rising ? $0.level < 8 : $0.level > 0) }) {
+                    state in
+                    await Task.yield()
+                    return state
+                } reduce: { state, trigger in
+                    let started = trigger.get()
+                    if state != started { strays.withLock { $0.append("\(started) → \(state)") } }
+                    state.level += rising ? 1 : -1
+                }
+            }
+        }
+        let spinner = SpinningView(spins: 2_000)
+        model.subscribe(view: spinner)
+        let root = RootScope()
+        let behavior = host(model, under: root)
+
+        // Another thread turns the level round again and again while the loop runs.
+        await withDeadline {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for turn in 1...400 {
+                        model.write { $0.count = turn % 2 }
+                        await Task.yield()
+                    }
+                }
+            }
+        }
+        behavior.detach()
+        await effectsStopped(of: model)
+        #expect(strays.withLock { $0 } == [])
+        withExtendedLifetime(spinner) {}
+    }
+
+    @Test("continueOnNewState: runs for each state delivered to the effect; intermediate ones may be coalesced")
+    func continueRunsForDeliveredStates() async {
+        let triggers = Locked<[String]>([])
+        let model = FeedModel { _, activation in
+            activation.effect(when: { $0.query.hasPrefix("q") }, strategy: .continueOnNewState) { state in
+                triggers.withLock { $0.append(state.query) }
+            } reduce: { _, _ in
+            }
+        }
+        let view = SlowView { $0.query == "q1" }
+        model.subscribe(view: view)
+        let root = RootScope()
+        let behavior = host(model, under: root)
+
+        // While a slow view holds up the delivery of "q1", "q2" and "q3" commit.
+        let writer = await view.write({ $0.query = "q1" }, to: model)
+        model.write { $0.query = "q2" }
+        model.write { $0.query = "q3" }
+        view.release()
+        writer.wait()
+        await effectsStopped(of: model)
+
+        #expect(triggers.withLock { $0 } == ["q1", "q3"], "\"q2\" was coalesced away before it reached the effect")
+        behavior.detach()
+    }
+}
+
+/// A view that keeps the delivering thread busy for a moment at each render.
+final class SpinningView: StatefulView, @unchecked Sendable {
+    let spins: Int
+    private let sink = Locked(0)
+
+    init(spins: Int) {
+        self.spins = spins
+    }
+
+    func render(state: Feed) {
+        for _ in 0..<spins { sink.withLock { $0 &+= 1 } }
+    }
+}
