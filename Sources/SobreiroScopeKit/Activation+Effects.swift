@@ -79,7 +79,9 @@ extension Activation {
     /// ```
     ///
     /// - Parameters:
-    ///   - value: The part of the state that triggers the operation, often a key path.
+    ///   - value: The part of the state that triggers the operation, often a key path. It runs on the delivering
+    ///     thread, and under `cancelOnNewState` also inside the transaction that writes a result back; keep it
+    ///     cheap.
     ///   - strategy: What a new value does to a running operation.
     ///   - operation: The asynchronous work, given the new value. It should honour cancellation.
     ///   - reduce: Writes the outcome into the state, inside a transaction.
