@@ -29,7 +29,7 @@ extension StateProjection where Value: ViewState {
     @MainActor
     @discardableResult
     public func subscribe<V: MainActorStatefulView>(view: V) -> StateSubscription where V.State == Value {
-        MainActorRelay.connect(view, render: { unsafeDowncast($0, to: V.self).render(state: $1) }) { receive in
+        MainActorStateHop.connect(view, render: { unsafeDowncast($0, to: V.self).render(state: $1) }) { receive in
             subscribe(view, distinct: false, receive: receive)
         }
     }
@@ -96,7 +96,7 @@ extension ViewModel {
         to projection: Projection,
         onChange: @escaping @MainActor (Value) -> Void
     ) -> StateSubscription {
-        MainActorRelay.connect(self, render: { onChange($1) }) { receive in
+        MainActorStateHop.connect(self, render: { onChange($1) }) { receive in
             projection.subscribe(self, distinct: true, receive: receive)
         }
     }
@@ -114,7 +114,7 @@ extension ViewModel {
         to projection: StateProjection<Value>,
         onChange: @escaping @Sendable (Self) -> @MainActor (Value) -> Void
     ) -> StateSubscription {
-        MainActorRelay.connect(self, render: { onChange(unsafeDowncast($0, to: Self.self))($1) }) { receive in
+        MainActorStateHop.connect(self, render: { onChange(unsafeDowncast($0, to: Self.self))($1) }) { receive in
             projection.subscribe(self, distinct: true, receive: receive)
         }
     }

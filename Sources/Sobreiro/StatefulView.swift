@@ -35,7 +35,8 @@ public protocol StatefulView: AnyObject, SendableMetatype {
 /// Subscribing it (`subscribe(view:)`) from the main actor renders the current state at once.
 /// A write made on the main queue renders synchronously; a write made anywhere else reaches the view
 /// asynchronously on the main actor. Several such writes are coalesced, and the view always ends on the
-/// latest state.
+/// latest state. Renders never nest: a state committed while `render` runs, by `render` itself for instance,
+/// is rendered right after it returns.
 ///
 /// ```swift
 /// @MainActor

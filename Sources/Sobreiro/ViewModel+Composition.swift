@@ -70,7 +70,8 @@ extension ViewModel {
     /// Makes this model follow `model` on the main actor, through a `@MainActor` closure.
     ///
     /// `onChange` receives the current state before this returns. A change committed on the main queue reaches
-    /// it before the write returns; a change committed on another thread reaches it asynchronously on the
+    /// it before the write returns, unless `onChange` is running: a change it commits itself reaches it right
+    /// after it returns, never inside it. A change committed on another thread reaches it asynchronously on the
     /// main actor, coalesced with the changes that land before it runs, so it always ends on the latest
     /// state and never receives an older one after a newer one.
     ///
@@ -88,7 +89,8 @@ extension ViewModel {
     /// - Parameters:
     ///   - model: The model to follow.
     ///   - onChange: Called on the main actor with each new state of `model`.
-    /// - Returns: A token that ends this subscription from any thread; a call already scheduled is dropped.
+    /// - Returns: A token that ends this subscription from any thread; once it is cancelled on the main actor, no
+    ///   call follows, not even one already scheduled.
     @inlinable
     @MainActor
     @discardableResult
@@ -96,7 +98,7 @@ extension ViewModel {
         to model: Model,
         onChange: @escaping @MainActor (S) -> Void
     ) -> StateSubscription {
-        MainActorRelay.connect(self, render: { onChange($1) }) { receive in
+        MainActorStateHop.connect(self, render: { onChange($1) }) { receive in
             model.subscription(of: self, replacingLive: true, receive: receive)
         }
     }
@@ -124,7 +126,8 @@ extension ViewModel {
     /// - Parameters:
     ///   - model: The model to follow.
     ///   - onChange: A `@MainActor` instance method of this model's type.
-    /// - Returns: A token that ends this subscription from any thread; a call already scheduled is dropped.
+    /// - Returns: A token that ends this subscription from any thread; once it is cancelled on the main actor, no
+    ///   call follows, not even one already scheduled.
     @inlinable
     @MainActor
     @discardableResult
@@ -132,7 +135,7 @@ extension ViewModel {
         to model: ViewModel<S>,
         onChange: @escaping @Sendable (Self) -> @MainActor (S) -> Void
     ) -> StateSubscription {
-        MainActorRelay.connect(self, render: { onChange(unsafeDowncast($0, to: Self.self))($1) }) { receive in
+        MainActorStateHop.connect(self, render: { onChange(unsafeDowncast($0, to: Self.self))($1) }) { receive in
             model.subscription(of: self, replacingLive: true, receive: receive)
         }
     }

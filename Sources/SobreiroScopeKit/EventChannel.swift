@@ -73,15 +73,23 @@ public final class EventChannel<Event: Sendable>: Sendable {
     /// Calls `handler` on the main actor with every event sent from now on, in order, until the result is
     /// cancelled or released.
     ///
-    /// An event sent on the main queue reaches `handler` before `send` returns; one sent from another thread
-    /// reaches it asynchronously.
+    /// An event sent on the main queue reaches `handler` before `send` returns, after any event that still waits for
+    /// the main actor, unless another thread is delivering events of this channel (that thread queues it for the
+    /// main actor) or `handler` itself is running: an event sent from inside `handler` reaches it right after the
+    /// current call returns, never inside it. An event sent from another thread reaches it asynchronously. Once the
+    /// result is cancelled on the main actor, as the cancellables of an activation are when it ends, `handler` is
+    /// never called again, even for events that other threads had already queued for it.
     ///
     /// - Parameter handler: Called on the main actor with each event.
     /// - Returns: The subscription: cancel it, or store it in an activation or a set of cancellables.
     @MainActor
     public func subscribe(onMainActor handler: @escaping @MainActor (Event) -> Void) -> AnyCancellable {
-        let inbox = MainActorInbox(handler)
-        return add(EventHandler { inbox.receive($0) })
+        let hop = MainActorHop<EveryValue<Event>>(target: nil) { _, event in handler(event) }
+        let eventHandler = EventHandler<Event> { hop.receive($0) }
+        // Before the handler is shared: the hop hands events to it only while it is subscribed.
+        hop.target = eventHandler
+        hop.serve(eventHandler)
+        return add(eventHandler)
     }
 
     private func add(_ handler: EventHandler<Event>) -> AnyCancellable {
@@ -93,8 +101,9 @@ public final class EventChannel<Event: Sendable>: Sendable {
     }
 }
 
-/// One subscribed handler; a delivery that took it before it was cancelled skips it.
-private final class EventHandler<Event>: Sendable {
+/// One subscribed handler; a delivery that took it before it was cancelled skips it, and so does a main-actor hop
+/// that had queued an event for it.
+private final class EventHandler<Event>: MainActorHopSubscription {
     let isCancelled = Atomic<Bool>(false)
     private let handler: @Sendable (Event) -> Void
 
@@ -102,46 +111,12 @@ private final class EventHandler<Event>: Sendable {
         self.handler = handler
     }
 
+    var hasEnded: Bool {
+        isCancelled.load(ordering: .acquiring)
+    }
+
     func receive(_ event: Event) {
-        guard !isCancelled.load(ordering: .acquiring) else { return }
+        guard !hasEnded else { return }
         handler(event)
-    }
-}
-
-/// Hands events to a main-actor handler in the order they arrive, at once on the main queue when nothing waits.
-private final class MainActorInbox<Event: Sendable>: Sendable {
-    private let handler: @MainActor (Event) -> Void
-    /// Events waiting for the main actor, and whether a task to hand them over is scheduled.
-    private let waiting = Locked<(events: [Event], isScheduled: Bool)>(([], false))
-
-    init(_ handler: @escaping @MainActor (Event) -> Void) {
-        self.handler = handler
-    }
-
-    func receive(_ event: Event) {
-        let mustSchedule = waiting.withLock { waiting -> Bool? in
-            if waiting.events.isEmpty && !waiting.isScheduled && MainQueue.isCurrent { return nil }
-            waiting.events.append(event)
-            defer { waiting.isScheduled = true }
-            return !waiting.isScheduled
-        }
-        switch mustSchedule {
-        case nil: MainActor.assumeIsolated { handler(event) }
-        case true?: Task { @MainActor in self.handOver() }
-        case false?: break
-        }
-    }
-
-    @MainActor
-    private func handOver() {
-        while true {
-            let events = waiting.withLock { waiting in
-                defer { waiting.events = [] }
-                if waiting.events.isEmpty { waiting.isScheduled = false }
-                return waiting.events
-            }
-            guard !events.isEmpty else { return }
-            for event in events { handler(event) }
-        }
     }
 }

@@ -55,7 +55,7 @@ final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
         let show: @MainActor (AnyObject, Value) -> Void = { route, value in
             unsafeDowncast(route, to: ChildRoute.self).show(value)
         }
-        subscription = MainActorRelay.connect(self, render: show) { receive in
+        subscription = MainActorStateHop.connect(self, render: show) { receive in
             projection.subscribe(self, distinct: true, receive: receive)
         }
     }

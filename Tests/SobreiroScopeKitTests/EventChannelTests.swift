@@ -1,6 +1,7 @@
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 private enum AppEvent: Sendable, Equatable {
@@ -87,6 +88,58 @@ struct EventChannelTests {
 
         #expect(await withDeadline { await done.wait() } == true)
         #expect(received == (1...100).map(AppEvent.refreshed) + [.sessionExpired])
+        subscription.cancel()
+    }
+
+    // The next three send on another thread while the main queue is held, so the hand-over to the main actor is
+    // queued behind the test's own job; the test then acts on the main actor, and only then lets the main queue run.
+
+    @Test("R5: a main-actor handler cancelled while an event waits for the main actor never gets it")
+    func cancelledMainActorHandler() async {
+        let events = EventChannel<AppEvent>()
+        var received: [AppEvent] = []
+        let subscription = events.subscribe(onMainActor: { received.append($0) })
+
+        #expect(runElsewhereHoldingMainQueue { events.send(.sessionExpired) })
+        subscription.cancel()
+        await drainMainQueue()
+
+        #expect(received == [])
+    }
+
+    @Test("R5: a model's main-actor handler whose activation ended while an event waited never writes the model")
+    func mainActorHandlerAfterDeactivation() async {
+        let events = EventChannel<AppEvent>()
+        let model = FeedModel { model, activation in
+            events.subscribe(onMainActor: { _ in model.write { $0.failure = "signed out" } }).store(in: activation)
+        }
+        let root = RootScope()
+        let behavior = Behavior()
+        behavior.bind(model)
+        root.host(behavior)
+
+        #expect(runElsewhereHoldingMainQueue { events.send(.sessionExpired) })
+        behavior.detach()
+        await drainMainQueue()
+
+        #expect(model.state.failure == nil, "an inactive model does not react")
+    }
+
+    @Test("B5: an event sent from a main-actor handler reaches it after the current call returns, in order")
+    func reentrantSendOnMainActor() async {
+        let events = EventChannel<AppEvent>()
+        var log: [String] = []
+        let subscription = events.subscribe(onMainActor: { event in
+            log.append("enter \(event)")
+            if event == .sessionExpired { events.send(.refreshed(1)) }
+            log.append("exit \(event)")
+        })
+
+        #expect(runElsewhereHoldingMainQueue { events.send(.sessionExpired) })
+        await drainMainQueue()
+
+        #expect(
+            log == ["enter sessionExpired", "exit sessionExpired", "enter refreshed(1)", "exit refreshed(1)"])
         subscription.cancel()
     }
 

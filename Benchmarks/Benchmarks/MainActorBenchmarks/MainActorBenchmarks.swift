@@ -41,7 +41,7 @@ protocol MainActorContender: Sendable {
 }
 
 /// Sobreiro: a `ViewModel<Counter>` with the view subscribed by `subscribe(view:)` from the main actor. A write off
-/// the main queue reaches the view through `MainActorRelay`, which coalesces the writes that land before its
+/// the main queue reaches the view through `MainActorHop`, which coalesces the writes that land before its
 /// render runs on the main actor.
 final class SobreiroContender: MainActorContender {
     static let name = "Sobreiro"

@@ -10,7 +10,7 @@ import Synchronization
 // that implement them; the rest of a conforming model is not isolated. So `FollowerModel.upstreamDidChange` is a
 // plain method, and `subscribe(to:onChange:)` given it picks the overload that delivers on the writer's thread.
 // `MainActorFollowerModel` is `@MainActor` as a whole: the same call picks the main-actor overload, which relays the
-// states through `MainActorRelay`.
+// states through `MainActorHop`.
 
 /// How many operations started by `EffectModel` and `startOperation` have run. A task runs its body even when it
 /// was cancelled before it started, so each one counts once; the benchmarks wait for them after measuring, so
@@ -53,7 +53,7 @@ public final class FollowerModel: ViewModel<Reading>, ScopedViewModel, @unchecke
     }
 }
 
-/// `FollowerModel` isolated to the main actor as a whole: its subscription goes through the main-actor relay.
+/// `FollowerModel` isolated to the main actor as a whole: its subscription goes through the main-actor hop.
 @MainActor
 public final class MainActorFollowerModel: ViewModel<Reading>, ScopedViewModel, @unchecked Sendable {
     public let upstream: ViewModel<Reading>
