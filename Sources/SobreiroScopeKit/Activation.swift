@@ -65,19 +65,40 @@ public final class Activation<Model: AnyObject & Sendable> {
     }
 }
 
-extension Cancellable {
-    /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
-    ///
-    /// ```swift
-    /// subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
-    /// ```
-    ///
-    /// - Parameter activation: The activation of a bound view model.
-    @MainActor
-    public func store<Model>(in activation: Activation<Model>) {
-        activation.store(AnyCancellable(self))
+#if canImport(Combine)
+    extension Cancellable {
+        /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
+        ///
+        /// ```swift
+        /// subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
+        /// ```
+        ///
+        /// Wrapped by Combine's own `AnyCancellable`, which accepts any cancellable, as Combine's subscribers are.
+        ///
+        /// - Parameter activation: The activation of a bound view model.
+        @MainActor
+        public func store<Model>(in activation: Activation<Model>) {
+            activation.store(AnyCancellable(self))
+        }
     }
-}
+#else
+    extension Cancellable where Self: Sendable {
+        /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
+        ///
+        /// ```swift
+        /// subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
+        /// ```
+        ///
+        /// Only a `Sendable` cancellable can be stored: an activation released on another thread cancels its
+        /// work there.
+        ///
+        /// - Parameter activation: The activation of a bound view model.
+        @MainActor
+        public func store<Model>(in activation: Activation<Model>) {
+            activation.store(AnyCancellable(self))
+        }
+    }
+#endif
 
 extension AnyCancellable {
     /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
