@@ -6,6 +6,8 @@ package final class StateBuffer<Element: Sendable>: Sendable {
         var isFinished = false
         /// Held weakly: the model's subscriber list owns it, so that it and its handler go with the model.
         weak var subscription: StateSubscription?
+        /// Lives as long as the iterator does; see ``keepAlive(_:)``.
+        var companion: (any AnyObject & Sendable)?
 
         /// The buffered state, or `.some(nil)` once finished with nothing buffered; `nil` when the consumer must
         /// wait.
@@ -33,6 +35,16 @@ package final class StateBuffer<Element: Sendable>: Sendable {
             return contents.isFinished
         }
         if isFinished { subscription.cancel() }
+    }
+
+    /// Keeps `companion` for as long as this buffer (its iterator and the iterator's copies) lives, such as what
+    /// takes the buffer out of a signal that would otherwise finish it when the buffer is long gone.
+    package func keepAlive(_ companion: any AnyObject & Sendable) {
+        let replaced = contents.withLock { contents in
+            defer { contents.companion = companion }
+            return contents.companion
+        }
+        withExtendedLifetime(replaced) {}  // released here, after unlocking
     }
 
     /// Hands `state` to the waiting consumer, or keeps it in place of an older one.

@@ -65,6 +65,29 @@ struct StateSequenceTests {
         #expect(model.subscriberCount == 0)
     }
 
+    @Test("B4: iterators made and dropped during an activation leave nothing behind in it")
+    func droppedIteratorsLeaveTheActivation() {
+        // Given an active bound model.
+        var activation: Activation<FeedModel>?
+        let model = FeedModel { _, current in activation = current }
+        let root = RootScope()
+        let behavior = Behavior()
+        behavior.bind(model)
+        root.host(behavior)
+        let sequence = activation!.states()
+
+        // When 10 000 iterators are made and dropped, and one is kept.
+        for _ in 0..<10_000 {
+            _ = sequence.makeAsyncIterator()
+        }
+        let kept = sequence.makeAsyncIterator()
+
+        // Then only the kept iterator waits for the activation's end.
+        #expect(activation!.ending.pendingActionCount == 1)
+        #expect(model.subscriberCount == 1, "the dropped iterators' subscriptions ended too")
+        withExtendedLifetime(kept) {}
+    }
+
     @Test("B4: a for-await loop over an activation's states ends with the activation")
     func loopEndsWithActivation() async {
         let seen = Locked<[Int]>([])
