@@ -54,7 +54,8 @@ open class Behavior {
     ///
     /// If `host` is active, this behavior (and its subtree) activates. Attaching to the current host again
     /// does nothing. Called from inside a lifecycle hook, the change runs once the current change completes,
-    /// and the result is ``AttachmentResult/queued(_:)``.
+    /// and the result is ``AttachmentResult/queued(_:)``: the request is checked then, against the tree that
+    /// the changes queued before it leave, not against the tree of the moment it was made.
     ///
     /// ```swift
     /// if case .refused(let reason) = screen.attach(to: root) { print(reason) }
@@ -66,8 +67,9 @@ open class Behavior {
     ///   attachment would break the tree, in which case nothing changes.
     @discardableResult
     public func attach(to host: Scope) -> AttachmentResult {
-        if let refusal = attachmentError(to: host) { return .refused(refusal) }
         guard Lifecycle.isApplying else {
+            // Applied at once, so checking now is checking when it runs.
+            if let refusal = attachmentError(to: host) { return .refused(refusal) }
             Lifecycle.perform(.attach(self, to: host, nil))
             return .accepted
         }
@@ -80,14 +82,26 @@ open class Behavior {
     ///
     /// Its own children stay hosted by it and become ``ActivityState/attached``. Detaching a detached
     /// behavior does nothing. Called from inside a lifecycle hook, the change runs once the current change
-    /// completes.
+    /// completes, and whether the behavior has a host is decided then: a detach requested right after a queued
+    /// attach detaches the behavior that attach hosted.
     ///
-    /// - Returns: `true` if the behavior had a host.
+    /// ```swift
+    /// if screen.detach() == .alreadyDetached { log("the screen was not shown") }
+    /// ```
+    ///
+    /// - Returns: ``DetachmentResult/detached``, ``DetachmentResult/alreadyDetached`` if the behavior had no
+    ///   host, or ``DetachmentResult/queued(_:)`` inside a hook.
     @discardableResult
-    public func detach() -> Bool {
-        guard host != nil else { return false }
-        Lifecycle.perform(.detach(self))
-        return true
+    public func detach() -> DetachmentResult {
+        guard Lifecycle.isApplying else {
+            // Applied at once, so checking now is checking when it runs.
+            guard host != nil else { return .alreadyDetached }
+            Lifecycle.perform(.detach(self, nil))
+            return .detached
+        }
+        let pending = PendingDetachment()
+        Lifecycle.perform(.detach(self, pending))
+        return .queued(pending)
     }
 
     /// A receiver whose cancellables live exactly as long as the current activation.

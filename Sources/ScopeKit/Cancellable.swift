@@ -10,8 +10,10 @@
         func cancel()
     }
 
-    extension Cancellable {
+    extension Cancellable where Self: Sendable {
         /// Wraps this cancellable in an ``AnyCancellable`` and adds it to `set`.
+        ///
+        /// Only a `Sendable` cancellable can be stored: the set may be cancelled, or released, on any thread.
         ///
         /// - Parameter set: The set that owns the cancellable from now on.
         public func store(in set: inout Set<AnyCancellable>) {
@@ -28,8 +30,16 @@
     /// let timer = AnyCancellable { stopTimer() }
     /// timer.store(in: &cancellables)
     /// ```
-    public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
-        private let action: () -> Void
+    ///
+    /// An `AnyCancellable` is `Sendable`: whoever holds the last reference, on whatever thread, runs the cancel
+    /// action. So it wraps only `Sendable` work, and the compiler checks it. A class that is not `Sendable` and
+    /// must be stopped on the main actor can be wrapped with a closure that hops there:
+    ///
+    /// ```swift
+    /// AnyCancellable { Task { @MainActor in poller.stop() } }
+    /// ```
+    public final class AnyCancellable: Cancellable, Hashable, Sendable {
+        private let action: @Sendable () -> Void
         private let isCancelled = Atomic<Bool>(false)
 
         /// Creates a cancellable that runs `cancel` the first time it is cancelled or deallocated.
@@ -41,9 +51,12 @@
 
         /// Creates a cancellable that cancels `cancellable` the first time it is cancelled or deallocated.
         ///
+        /// `cancellable` must be `Sendable`, because its `cancel()` runs on the thread that cancels or releases
+        /// this wrapper, which may not be the one that made it.
+        ///
         /// - Parameter cancellable: The cancellable to wrap.
-        public init(_ cancellable: some Cancellable) {
-            action = cancellable.cancel
+        public init(_ cancellable: some Cancellable & Sendable) {
+            action = { cancellable.cancel() }
         }
 
         deinit {

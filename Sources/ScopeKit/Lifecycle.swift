@@ -4,13 +4,15 @@ import SobreiroTrace
 ///
 /// A change requested while another is being applied (from inside a hook) waits in a queue and runs when the
 /// current one completes, so every hook sees a consistent tree and no node is ever active under an inactive
-/// host.
+/// host. Every condition of a change is checked in `apply(_:)`, when it runs: the changes queued before it may
+/// have moved the nodes it names since it was requested.
 @MainActor
 enum Lifecycle {
     enum Change {
         /// With the request to report to, when it was queued.
         case attach(Behavior, to: Scope, PendingAttachment?)
-        case detach(Behavior)
+        /// With the request to report to, when it was queued.
+        case detach(Behavior, PendingDetachment?)
         case evict(Behavior, from: Scope)
         /// The behavior's host was deallocated while the behavior lives on.
         case orphan(Behavior)
@@ -60,8 +62,13 @@ enum Lifecycle {
             behavior.willAttach()
             for observer in behavior.activationObservers { observer.behaviorDidAttach() }
             if host.state == .active { activate(behavior) }
-        case .detach(let behavior):
-            if behavior.host != nil { detach(behavior) }
+        case .detach(let behavior, let pending):
+            guard behavior.host != nil else {
+                pending?.outcome = .alreadyDetached
+                return
+            }
+            pending?.outcome = .detached
+            detach(behavior)
         case .evict(let behavior, let host):
             if behavior.host === host { detach(behavior) }
         case .orphan(let behavior):

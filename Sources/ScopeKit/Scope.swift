@@ -44,9 +44,11 @@ open class Scope: Behavior {
 
     /// Detaches `behavior` if this scope is its host; does nothing otherwise.
     ///
+    /// Called from inside a lifecycle hook, the change runs once the current change completes, and whether this
+    /// scope hosts `behavior` is decided then: `host(child)` followed by `evict(child)` leaves `child` out.
+    ///
     /// - Parameter behavior: The behavior to let go.
     public func evict(_ behavior: Behavior) {
-        guard behavior.host === self else { return }
         Lifecycle.perform(.evict(behavior, from: self))
     }
 

@@ -27,16 +27,34 @@ public struct WhileActiveReceiver {
     }
 }
 
-extension Cancellable {
-    /// Keeps this cancellable until `receiver`'s behavior deactivates, or cancels it at once if the behavior is
-    /// not active.
-    ///
-    /// - Parameter receiver: The receiver of a behavior, such as ``Behavior/whileActiveReceiver``.
-    @MainActor
-    public func store(in receiver: WhileActiveReceiver) {
-        receiver.store(AnyCancellable(self))
+#if canImport(Combine)
+    extension Cancellable {
+        /// Keeps this cancellable until `receiver`'s behavior deactivates, or cancels it at once if the behavior
+        /// is not active.
+        ///
+        /// Wrapped by Combine's own `AnyCancellable`, which accepts any cancellable, as Combine's subscribers are.
+        ///
+        /// - Parameter receiver: The receiver of a behavior, such as ``Behavior/whileActiveReceiver``.
+        @MainActor
+        public func store(in receiver: WhileActiveReceiver) {
+            receiver.store(AnyCancellable(self))
+        }
     }
-}
+#else
+    extension Cancellable where Self: Sendable {
+        /// Keeps this cancellable until `receiver`'s behavior deactivates, or cancels it at once if the behavior
+        /// is not active.
+        ///
+        /// Only a `Sendable` cancellable can be stored: a behavior released on another thread cancels its work
+        /// there.
+        ///
+        /// - Parameter receiver: The receiver of a behavior, such as ``Behavior/whileActiveReceiver``.
+        @MainActor
+        public func store(in receiver: WhileActiveReceiver) {
+            receiver.store(AnyCancellable(self))
+        }
+    }
+#endif
 
 extension AnyCancellable {
     /// Keeps this cancellable until `receiver`'s behavior deactivates, or cancels it at once if the behavior is

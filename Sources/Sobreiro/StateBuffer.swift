@@ -1,11 +1,21 @@
-/// The newest undelivered state of one ``StateSequence`` iterator, and the consumer waiting for it.
+/// The newest undelivered state of one ``StateSequence`` iterator, and the consumers waiting for it.
+///
+/// Copies of an iterator share its buffer, and may wait on several tasks at once: each waiter is kept, in the
+/// order it began waiting, and each state goes to the first of them. Finishing resumes them all.
 package final class StateBuffer<Element: Sendable>: Sendable {
+    private typealias Waiter = UnsafeContinuation<Element?, Never>
+
     private struct Contents {
         var newest: Element?
-        var waiter: UnsafeContinuation<Element?, Never>?
+        /// The consumer that began waiting first. One consumer, the common case, costs no array.
+        var waiter: Waiter?
+        /// Consumers on other tasks that began waiting after `waiter`, in order.
+        var laterWaiters: [Waiter] = []
         var isFinished = false
         /// Held weakly: the model's subscriber list owns it, so that it and its handler go with the model.
         weak var subscription: StateSubscription?
+        /// Lives as long as the iterator does; see ``keepAlive(_:)``.
+        var companion: (any AnyObject & Sendable)?
 
         /// The buffered state, or `.some(nil)` once finished with nothing buffered; `nil` when the consumer must
         /// wait.
@@ -15,6 +25,31 @@ package final class StateBuffer<Element: Sendable>: Sendable {
                 return newest
             }
             return isFinished ? .some(nil) : nil
+        }
+
+        /// Adds `waiter` after those already waiting.
+        mutating func enqueue(_ waiter: Waiter) {
+            if self.waiter == nil {
+                self.waiter = waiter
+            } else {
+                laterWaiters.append(waiter)
+            }
+        }
+
+        /// The consumer that has waited longest, no longer waiting.
+        mutating func dequeue() -> Waiter? {
+            defer { waiter = laterWaiters.isEmpty ? nil : laterWaiters.removeFirst() }
+            return waiter
+        }
+
+        /// Every waiting consumer, no longer waiting.
+        mutating func dequeueAll() -> [Waiter] {
+            defer {
+                waiter = nil
+                laterWaiters = []
+            }
+            guard let waiter else { return [] }
+            return [waiter] + laterWaiters
         }
     }
 
@@ -35,38 +70,46 @@ package final class StateBuffer<Element: Sendable>: Sendable {
         if isFinished { subscription.cancel() }
     }
 
-    /// Hands `state` to the waiting consumer, or keeps it in place of an older one.
+    /// Keeps `companion` for as long as this buffer (its iterator and the iterator's copies) lives, such as what
+    /// takes the buffer out of a signal that would otherwise finish it when the buffer is long gone.
+    package func keepAlive(_ companion: any AnyObject & Sendable) {
+        let replaced = contents.withLock { contents in
+            defer { contents.companion = companion }
+            return contents.companion
+        }
+        withExtendedLifetime(replaced) {}  // released here, after unlocking
+    }
+
+    /// Hands `state` to the consumer that has waited longest, or keeps it in place of an older one.
     func receive(_ state: Element) {
-        let waiter = contents.withLock { contents -> UnsafeContinuation<Element?, Never>? in
+        let waiter = contents.withLock { contents -> Waiter? in
             guard !contents.isFinished else { return nil }
-            guard let waiter = contents.waiter else {
+            guard let waiter = contents.dequeue() else {
                 contents.newest = state
                 return nil
             }
-            contents.waiter = nil
             return waiter
         }
         waiter?.resume(returning: state)
     }
 
-    /// Ends the sequence for this iterator: a state still buffered is handed out, then `nil`.
+    /// Ends the sequence for this iterator: a state still buffered is handed out, then `nil`, to every consumer.
     package func finish() {
-        let (waiter, subscription) = contents.withLock { contents in
+        let (waiters, subscription) = contents.withLock { contents in
             contents.isFinished = true
-            defer { contents.waiter = nil }
-            return (contents.waiter, contents.subscription)
+            return (contents.dequeueAll(), contents.subscription)
         }
-        waiter?.resume(returning: nil)
+        for waiter in waiters { waiter.resume(returning: nil) }
         subscription?.cancel()
     }
 
     func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
         if let ready = contents.withLock({ $0.take() }) { return ready }
         return await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Element?, Never>) in
+            await withUnsafeContinuation { (continuation: Waiter) in
                 let ready = contents.withLock { contents -> Element?? in
                     if let taken = contents.take() { return taken }
-                    contents.waiter = continuation
+                    contents.enqueue(continuation)
                     return nil
                 }
                 if let ready { continuation.resume(returning: ready) }

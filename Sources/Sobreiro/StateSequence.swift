@@ -9,6 +9,11 @@
 /// over the last state it holds), when its task is cancelled, or, for the sequence of a scoped activation,
 /// when that activation ends.
 ///
+/// Copies of one iterator are that same iterator, not new subscriptions, and may be awaited on several tasks
+/// at once: they share out its states, each state going to the task that has waited longest, and when the
+/// iterator finishes, or any one of those tasks is cancelled, every waiting task receives `nil`. For each task
+/// to see every state, give each its own iterator.
+///
 /// ```swift
 /// for await state in viewModel.states {
 ///     render(state)
@@ -31,6 +36,9 @@ public struct StateSequence<Element: Equatable & Sendable>: AsyncSequence, Senda
     }
 
     /// Hands out the states of one subscription, newest first when the consumer falls behind.
+    ///
+    /// `Sendable`, so a copy may be awaited on another task: the copies share one subscription, and each state
+    /// goes to one of the tasks waiting, the one that has waited longest.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         let buffer: StateBuffer<Element>
 

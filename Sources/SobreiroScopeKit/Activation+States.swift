@@ -21,7 +21,10 @@ extension Activation {
     public func states<State>() -> StateSequence<State> where Model: ViewModel<State> {
         let ending = ending
         return StateSequence { [weak model] buffer in
-            ending.onFire { [weak buffer] in buffer?.finish() }
+            // The buffer keeps its registration: a dropped iterator takes its action out of the signal.
+            if let registration = ending.onFire({ [weak buffer] in buffer?.finish() }) {
+                buffer.keepAlive(registration)
+            }
             model?.connect(buffer) ?? buffer.finish()
         }
     }

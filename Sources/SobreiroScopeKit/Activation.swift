@@ -33,7 +33,7 @@ public final class Activation<Model: AnyObject & Sendable> {
     private var cancellables: [AnyCancellable] = []
 
     /// Finishes what other threads tied to this activation: its state sequences.
-    nonisolated let ending = EndSignal()
+    package nonisolated let ending = EndSignal()
 
     init(model: Model) {
         self.model = model
@@ -65,19 +65,40 @@ public final class Activation<Model: AnyObject & Sendable> {
     }
 }
 
-extension Cancellable {
-    /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
-    ///
-    /// ```swift
-    /// subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
-    /// ```
-    ///
-    /// - Parameter activation: The activation of a bound view model.
-    @MainActor
-    public func store<Model>(in activation: Activation<Model>) {
-        activation.store(AnyCancellable(self))
+#if canImport(Combine)
+    extension Cancellable {
+        /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
+        ///
+        /// ```swift
+        /// subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
+        /// ```
+        ///
+        /// Wrapped by Combine's own `AnyCancellable`, which accepts any cancellable, as Combine's subscribers are.
+        ///
+        /// - Parameter activation: The activation of a bound view model.
+        @MainActor
+        public func store<Model>(in activation: Activation<Model>) {
+            activation.store(AnyCancellable(self))
+        }
     }
-}
+#else
+    extension Cancellable where Self: Sendable {
+        /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
+        ///
+        /// ```swift
+        /// subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
+        /// ```
+        ///
+        /// Only a `Sendable` cancellable can be stored: an activation released on another thread cancels its
+        /// work there.
+        ///
+        /// - Parameter activation: The activation of a bound view model.
+        @MainActor
+        public func store<Model>(in activation: Activation<Model>) {
+            activation.store(AnyCancellable(self))
+        }
+    }
+#endif
 
 extension AnyCancellable {
     /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
@@ -100,33 +121,5 @@ extension Task {
     @MainActor
     public func store<Model>(in activation: Activation<Model>) {
         activation.store(AnyCancellable { self.cancel() })
-    }
-}
-
-/// Actions that run once, from any thread, when an activation ends; an action added after that runs at once.
-final class EndSignal: Sendable {
-    private let actions = Locked<[@Sendable () -> Void]?>([])
-
-    /// Runs `action` when the signal fires, or now if it has fired.
-    func onFire(_ action: @escaping @Sendable () -> Void) {
-        let hasFired = actions.withLock { actions in
-            actions?.append(action)
-            return actions == nil
-        }
-        if hasFired { action() }
-    }
-
-    /// Whether ``fire()`` has run.
-    var hasFired: Bool {
-        actions.withLock { $0 == nil }
-    }
-
-    /// Runs the actions added so far; later ones run as they are added.
-    func fire() {
-        let pending = actions.withLock { actions in
-            defer { actions = nil }
-            return actions ?? []
-        }
-        for action in pending { action() }
     }
 }

@@ -36,9 +36,13 @@ extension Scope {
 }
 
 /// Keeps one child of a scope in line with a projected value while the scope is active.
+///
+/// The scope owns the route, so the route holds it weakly. A tree released while active deallocates the scope
+/// without deactivating it, and the children it lets go may still write the routed model from their hooks: a
+/// value that reaches the route then finds no scope, and ends the route instead of changing a tree that is going.
 @MainActor
 final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
-    private unowned let scope: Scope
+    private weak var scope: Scope?
     private let projection: StateProjection<Value>
     private let child: @MainActor (Value) -> Behavior?
     private var hosted: Behavior?
@@ -63,11 +67,17 @@ final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
     func behaviorDidDeactivate() {
         subscription?.cancel()
         subscription = nil
-        if let hosted { scope.evict(hosted) }
+        if let hosted { scope?.evict(hosted) }
         hosted = nil
     }
 
     private func show(_ value: Value) {
+        guard let scope else {
+            // The scope is being deallocated: its children go with it, and no child is built for it any more.
+            subscription?.cancel()
+            subscription = nil
+            return
+        }
         let next = child(value)
         guard next !== hosted else { return }
         if let hosted { scope.evict(hosted) }

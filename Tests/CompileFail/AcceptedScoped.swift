@@ -1,5 +1,6 @@
 // Proves: a bound model that is not isolated to an actor stays usable from any thread (only its lifecycle hooks
-// run on the main actor), and a @MainActor model can be bound too. No diagnostic at all.
+// run on the main actor), and a @MainActor model can be bound too; a Sendable cancellable is wrapped and stored.
+// No diagnostic at all.
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
@@ -43,4 +44,17 @@ final class BadgeViewModel: ViewModel<FeedState>, ScopedViewModel, @unchecked Se
 func bindBoth(to screen: Scope) {
     screen.bind(FeedViewModel())
     screen.bind(BadgeViewModel())
+}
+
+/// A Sendable cancellable is wrapped, and stored in a set or a receiver, as Combine's would be.
+final class SendablePoller: Cancellable, Sendable {
+    func cancel() {}
+}
+
+@MainActor
+func startPolling(in behavior: Behavior, cancellables: inout Set<AnyCancellable>) {
+    let poller = SendablePoller()
+    AnyCancellable(poller).store(in: &cancellables)
+    poller.store(in: &cancellables)
+    poller.store(in: behavior.whileActiveReceiver)
 }

@@ -36,9 +36,11 @@ extension Reference {
 
     // MARK: Requests, from outside the tree or from inside a hook
 
+    // A request made from a hook is queued as it is, and checked only when it runs (S8).
+
     mutating func requestAttach(_ id: Int, to host: Int) -> String {
-        if let error = attachmentError(id, to: host) { return "refused(\(error))" }
         guard isApplying else {
+            if let error = attachmentError(id, to: host) { return "refused(\(error))" }
             perform(.attach(id, to: host, pending: nil))
             return "accepted"
         }
@@ -47,14 +49,17 @@ extension Reference {
         return "queued"
     }
 
-    mutating func requestDetach(_ id: Int) -> Bool {
-        guard liveParent(of: id) != nil else { return false }
+    mutating func requestDetach(_ id: Int) -> String {
+        guard isApplying else {
+            guard liveParent(of: id) != nil else { return "alreadyDetached" }
+            perform(.detach(id))
+            return "detached"
+        }
         perform(.detach(id))
-        return true
+        return "queued"
     }
 
     mutating func requestEvict(_ id: Int, from host: Int) {
-        guard liveParent(of: id) == host else { return }
         perform(.evict(id, from: host))
     }
 

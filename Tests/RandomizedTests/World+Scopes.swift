@@ -32,10 +32,10 @@ extension World {
             _ = reference.requestAttach(node.id, to: hostID)
         case .detach(let slot):
             guard let node = node(atSlot: slot) else { return }
-            let hadHost = node.detach()
+            let result = describe(node.detach())
             let expected = reference.requestDetach(node.id)
-            if hadHost != expected {
-                violation("detach result", "detach n\(node.id) returned \(hadHost), expected \(expected)")
+            if result != expected {
+                violation("detach result", "detach n\(node.id) returned \(result), expected \(expected)")
             }
         case .evict(let slot, let host):
             guard let node = node(atSlot: slot), let (scope, hostID) = scope(for: host) else { return }
@@ -117,7 +117,7 @@ extension World {
         reference.nodeSlots[slot] = id
     }
 
-    /// Performs a change a node armed, from inside its hook: the library answers `.queued`, or refuses at once.
+    /// Performs a change a node armed, from inside its hook: the library queues it, and checks it when it runs.
     func perform(_ action: HookAction, from id: Int, in hook: Hook) {
         let prefix = "n\(id).\(hook.rawValue): "
         if avoidsKnownIssues, let issue = knownIssue(triggeredBy: action) {
@@ -138,7 +138,7 @@ extension World {
                 hookResults.append(prefix + "detach: nothing")
                 return
             }
-            hookResults.append(prefix + "detach n\(node.id) → \(node.detach())")
+            hookResults.append(prefix + "detach n\(node.id) → \(describe(node.detach()))")
         case .evict(let slot, let host):
             guard let node = node(atSlot: slot), let (scope, hostID) = scope(for: host) else {
                 hookResults.append(prefix + "evict: nothing")
@@ -175,6 +175,14 @@ extension World {
         switch result {
         case .accepted: "accepted"
         case .refused(let error): "refused(\(error))"
+        case .queued: "queued"
+        }
+    }
+
+    func describe(_ result: DetachmentResult) -> String {
+        switch result {
+        case .detached: "detached"
+        case .alreadyDetached: "alreadyDetached"
         case .queued: "queued"
         }
     }

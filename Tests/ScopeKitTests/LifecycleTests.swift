@@ -34,7 +34,7 @@ struct LifecycleTests {
         #expect(other.attach(to: scope) == .refused(.rootScopeCannotBeAttached))
         #expect(other.attach(to: root) == .refused(.rootScopeCannotBeAttached))
         #expect(other.state == .active)
-        #expect(other.detach() == false)
+        #expect(other.detach() == .alreadyDetached)
         #expect(root.children.isEmpty)
         #expect(journal.entries.isEmpty)
     }
@@ -112,7 +112,7 @@ struct LifecycleTests {
     @Test("S5: attaching to the current host again, or detaching a detached node, does nothing")
     func repeatedCallsDoNothing() {
         let leaf = node("leaf")
-        #expect(leaf.detach() == false)
+        #expect(leaf.detach() == .alreadyDetached)
         root.host(leaf)
         _ = journal.take()
         #expect(leaf.attach(to: root) == .accepted)

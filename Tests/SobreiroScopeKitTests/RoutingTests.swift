@@ -1,6 +1,7 @@
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
+import Synchronization
 import Testing
 
 private struct Session: ViewState {
@@ -14,6 +15,25 @@ private final class DetailScope: Scope {
 
     init(item: String) {
         self.item = item
+    }
+}
+
+/// A routed feature that, as it deactivates, clears the selection that routed to it.
+private final class ClosingDetail: Behavior {
+    let session: ViewModel<Session>
+    let cancelled: @Sendable () -> Void
+
+    init(session: ViewModel<Session>, cancelled: @escaping @Sendable () -> Void) {
+        self.session = session
+        self.cancelled = cancelled
+    }
+
+    override func willActivate(cancellables: inout Set<AnyCancellable>) {
+        AnyCancellable(cancelled).store(in: &cancellables)
+    }
+
+    override func willDeactivate() {
+        session.write { $0.selection = nil }
     }
 }
 
@@ -107,4 +127,46 @@ struct RoutingTests {
         #expect(await withDeadline { await hosted.wait() } == "cork")
         #expect((router.children.first as? DetailScope)?.item == "cork")
     }
+
+    @Test("S7: releasing an active tree whose routed child writes the routed model as it goes tears down cleanly")
+    func releasingARoutedTreeWhileActive() async {
+        // In a process of its own: the route once read its scope while the scope was being destroyed, and crashed.
+        await #expect(processExitsWith: .success) {
+            await MainActor.run { releaseActiveRoutedTree() }
+        }
+    }
+}
+
+/// Releases an active tree whose routed child clears the routed selection from `willDeactivate`, and stops the
+/// process if the teardown is not clean: the child's work must be cancelled, the route must not build another
+/// child for a scope that is going, and every node must be freed.
+@MainActor
+private func releaseActiveRoutedTree() {
+    let session = ViewModel(initialState: Session(selection: "cork"))
+    let cancellations = Counter()
+    var built = 0
+    weak var weakRouter: Scope?
+    weak var weakChild: Behavior?
+    do {
+        let root = RootScope()
+        let router = Scope()
+        router.hostChild(following: session.map(\.selection)) { selection in
+            built += 1
+            return selection.map { _ in ClosingDetail(session: session) { cancellations.increment() } }
+        }
+        root.host(router)
+        precondition(router.children.count == 1 && built == 1, "the route should host the detail")
+        (weakRouter, weakChild) = (router, router.children.first)
+    }
+    precondition(session.state.selection == nil, "the detail's willDeactivate should have run")
+    precondition(cancellations.value == 1, "the detail's work should be cancelled once, not \(cancellations.value)")
+    precondition(built == 1, "a route whose scope is going should build nothing, but built \(built) children")
+    precondition(weakRouter == nil && weakChild == nil, "the router and its child should be freed")
+}
+
+/// Counts from any thread.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
 }

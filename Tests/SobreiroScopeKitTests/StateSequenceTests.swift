@@ -65,6 +65,29 @@ struct StateSequenceTests {
         #expect(model.subscriberCount == 0)
     }
 
+    @Test("B4: iterators made and dropped during an activation leave nothing behind in it")
+    func droppedIteratorsLeaveTheActivation() {
+        // Given an active bound model.
+        var activation: Activation<FeedModel>?
+        let model = FeedModel { _, current in activation = current }
+        let root = RootScope()
+        let behavior = Behavior()
+        behavior.bind(model)
+        root.host(behavior)
+        let sequence = activation!.states()
+
+        // When 10 000 iterators are made and dropped, and one is kept.
+        for _ in 0..<10_000 {
+            _ = sequence.makeAsyncIterator()
+        }
+        let kept = sequence.makeAsyncIterator()
+
+        // Then only the kept iterator waits for the activation's end.
+        #expect(activation!.ending.pendingActionCount == 1)
+        #expect(model.subscriberCount == 1, "the dropped iterators' subscriptions ended too")
+        withExtendedLifetime(kept) {}
+    }
+
     @Test("B4: a for-await loop over an activation's states ends with the activation")
     func loopEndsWithActivation() async {
         let seen = Locked<[Int]>([])
@@ -118,6 +141,76 @@ struct StateSequenceTests {
         consumer.cancel()
         #expect(await consumer.value == 1)
         #expect(model.subscriberCount == 0)
+    }
+
+    /// Copies of `iterator` waiting on one main-actor task each, in order: each task has registered its wait
+    /// before the next one starts, since it stays on the main actor until it suspends.
+    func awaitCopies(
+        of iterator: StateSequence<Feed>.Iterator,
+        count: Int
+    ) async -> (tasks: [Task<Void, Never>], received: [Gate<Int?>]) {
+        var tasks: [Task<Void, Never>] = []
+        var received: [Gate<Int?>] = []
+        for _ in 0..<count {
+            let waiting = Gate<Bool>()
+            let result = Gate<Int?>()
+            tasks.append(
+                Task { @MainActor in
+                    var copy = iterator
+                    waiting.open(true)
+                    result.open(await copy.next(isolation: MainActor.shared)?.count)
+                }
+            )
+            received.append(result)
+            _ = await waiting.wait()
+        }
+        return (tasks, received)
+    }
+
+    @Test("B4: copies of one iterator awaited on several tasks share its states, the longest waiting first")
+    func copiesShareStates() async {
+        // Given an iterator past its first state, and two copies of it waiting.
+        let model = ViewModel(initialState: Feed())
+        var iterator = model.states.makeAsyncIterator()
+        #expect(await iterator.next()?.count == 0)
+        let (_, received) = await awaitCopies(of: iterator, count: 2)
+
+        // When two states commit.
+        model.write { $0.count = 1 }
+        model.write { $0.count = 2 }
+
+        // Then each copy resumes, with one state each, in the order they began waiting.
+        #expect(await withDeadline(seconds: 5) { await received[0].wait() } == .some(.some(1)))
+        #expect(await withDeadline(seconds: 5) { await received[1].wait() } == .some(.some(2)))
+    }
+
+    enum Ending: CaseIterable, Sendable {
+        case cancellingOneTask, releasingTheModel
+    }
+
+    @Test(
+        "B4: when the iterator finishes, every copy waiting on it receives nil",
+        arguments: Ending.allCases
+    )
+    func copiesAllFinish(ending: Ending) async {
+        // Given an iterator past its first state, and three copies of it waiting.
+        var model: ViewModel<Feed>? = ViewModel(initialState: Feed())
+        var iterator = model!.states.makeAsyncIterator()
+        #expect(await iterator.next()?.count == 0)
+        let (tasks, received) = await awaitCopies(of: iterator, count: 3)
+
+        // When the iterator finishes.
+        switch ending {
+        case .cancellingOneTask: tasks[0].cancel()
+        case .releasingTheModel: model = nil
+        }
+
+        // Then every copy resumes with nil.
+        for (index, gate) in received.enumerated() {
+            let value = await withDeadline(seconds: 5) { await gate.wait() }
+            #expect(value == .some(.some(nil)), "copy \(index) should finish")
+        }
+        #expect(model == nil || model?.subscriberCount == 0)
     }
 
     @Test("B4: concurrent consumers each see increasing states and end on the latest")
