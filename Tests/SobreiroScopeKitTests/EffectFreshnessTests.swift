@@ -67,7 +67,7 @@ struct EffectFreshnessTests {
         return behavior
     }
 
-    @Test("cancelOnNewState: a result is dropped once a newer state committed, though a slow view holds it up")
+    @Test("B3: cancelOnNewState: a result is dropped once a newer state committed, though a slow view holds it up")
     func predicateRunDroppedWhileDeliveryIsHeldUp() async {
         // Given a run under way for query "a", and a view ahead of the effect that blocks on query "b"
         let gate = Gate<String>()
@@ -100,7 +100,7 @@ struct EffectFreshnessTests {
         behavior.detach()
     }
 
-    @Test("cancelOnNewState: a value's result is dropped once the value changed, kept after other changes")
+    @Test("B3: cancelOnNewState: a value's result is dropped once the value changed, kept after other changes")
     func valueRunDroppedOnlyWhenTheValueMovedOn() async {
         let gates = ["a": Gate<String>(), "c": Gate<String>()]
         let model = FeedModel { _, activation in
@@ -135,7 +135,7 @@ struct EffectFreshnessTests {
         behavior.detach()
     }
 
-    @Test("cancelOnNewState: a value that changes back before the effect hears of it counts as unchanged")
+    @Test("B3: cancelOnNewState: a value that changes back before the effect hears of it counts as unchanged")
     func valueThatCameBack() async {
         let gate = Gate<String>()
         let model = FeedModel { _, activation in
@@ -165,7 +165,7 @@ struct EffectFreshnessTests {
         behavior.detach()
     }
 
-    @Test("cancelOnNewState: a feedback loop with a slow view never writes a step into a state that moved on")
+    @Test("B3: cancelOnNewState: a feedback loop with a slow view never writes a step into a state that moved on")
     func levelsLoopWithASlowView() async {
         let strays = Locked<[String]>([])
         let model = FeedModel { _, activation in
@@ -203,7 +203,7 @@ struct EffectFreshnessTests {
         withExtendedLifetime(spinner) {}
     }
 
-    @Test("continueOnNewState: runs for each state delivered to the effect; intermediate ones may be coalesced")
+    @Test("B3: continueOnNewState: runs for each state delivered to the effect; intermediate ones may be coalesced")
     func continueRunsForDeliveredStates() async {
         let triggers = Locked<[String]>([])
         let model = FeedModel { _, activation in
