@@ -16,7 +16,7 @@ enum HazardRun {
         if let seed = FuzzConfiguration.integer("SOBREIRO_FUZZ_SEED") { return [seed] }
         let base: UInt64 =
             switch family {
-            case .clock: 6
+            case .clock: 4
             case .sequences: 12
             default: 25
             }

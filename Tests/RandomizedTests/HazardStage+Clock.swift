@@ -31,7 +31,7 @@ final class ClockStage: HazardStage {
                 finished.increment()
             }
             // Each cancellation lands a little later than the one before, around the task's first steps.
-            var spins = (spin + index * 37) % 400
+            var spins = ((spin + index * 37) % 400) * 250
             while spins > 0 {
                 spins -= 1
                 _ = finished.value
