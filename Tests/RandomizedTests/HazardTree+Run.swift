@@ -43,9 +43,14 @@ final class TreeStage {
         case .detach(let slot):
             _ = nodes[slot]?.detach()
         case .forget(let slot):
+            // Taken out first: the node's hooks read `nodes` as it goes, which they cannot while it is assigned.
+            let forgotten = nodes[slot]
             nodes[slot] = nil
+            withExtendedLifetime(forgotten) {}
         case .releaseRoot:
+            let released = root
             root = nil
+            withExtendedLifetime(released) {}
             root = RootScope()
         case .write(let value):
             model.write { $0.setValue(value) }
@@ -92,8 +97,11 @@ final class TreeStage {
             write(
                 note: "tree seed \(seed) (replay with SOBREIRO_FUZZ_SEED=\(seed)), releasing everything after its steps"
             )
+            // Taken out first, for the same reason as in `forget`.
+            let (root, nodes) = (stage.root, stage.nodes)
             stage.root = nil
             stage.nodes = []
+            withExtendedLifetime((root, nodes)) {}
         }
         write(note: "")
         return nil
