@@ -27,6 +27,10 @@ public class StateSubscription: @unchecked Sendable, Hashable {
     /// nothing.
     public func cancel() {}
 
+    /// Whether a thread waits in ``cancel()`` for a call of this subscription that another thread is running.
+    /// Lets tests release that call only once the cancel is known to wait for it.
+    package var isWaitedForByCancel: Bool { false }
+
     /// Two values are equal when they are the same instance.
     public static func == (lhs: StateSubscription, rhs: StateSubscription) -> Bool {
         lhs === rhs

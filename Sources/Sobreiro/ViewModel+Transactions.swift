@@ -12,26 +12,33 @@ extension ViewModel {
         var result: R?
         var failure: E?
         var changed = false
+        var released = ReleasedSubscribers<State>.none
         #if DEBUG
             LockOrder.willLockForTransaction(self)
         #endif
         let round = lock.withLock { () -> Round? in
             transactionOwner.store(thread, ordering: .relaxed)
             let before = current
-            do throws(E) {
-                result = try body()
-                changed = current != before
-                return finishTransaction(changed: changed, on: thread)
-            } catch {
-                current = before
-                failure = error
-                // Even a rolled-back transaction may owe a first render to a view it subscribed.
-                return finishTransaction(changed: false, on: thread)
+            // Counted, so that a cancel made by the transaction does not wait for a call that may need this lock.
+            let outcome = ThreadContext.inside { () -> Round? in
+                do throws(E) {
+                    result = try body()
+                    changed = current != before
+                    return finishTransaction(changed: changed, on: thread)
+                } catch {
+                    current = before
+                    failure = error
+                    // Even a rolled-back transaction may owe a first render to a view it subscribed.
+                    return finishTransaction(changed: false, on: thread)
+                }
             }
+            if !releasedInTransaction.isEmpty { released.take(&releasedInTransaction) }
+            return outcome
         }
         #if DEBUG
             LockOrder.didUnlockAfterTransaction(self)
         #endif
+        released.settle()
         let isTracing = traceFlag.isOn
         if isTracing { Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self) }
         // Consumed, so that the round moves into `deliver` instead of being copied (a retain and a release).
@@ -87,5 +94,21 @@ extension ViewModel {
         var result: R?
         lock.withLock { result = body() }
         return result!
+    }
+
+    /// Runs `body` on the subscriber list with exclusive access, then lets go of the entries it moved into its
+    /// argument once the lock is released: at once, or when the transaction running on this thread unlocks.
+    @inlinable
+    final func changeSubscribers<R>(_ body: (inout ReleasedSubscribers<State>) -> R) -> R {
+        var released = ReleasedSubscribers<State>.none
+        let result = withLockUnlessInTransaction { () -> R in
+            let result = body(&released)
+            if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
+                releasedInTransaction.take(&released)
+            }
+            return result
+        }
+        released.settle()
+        return result
     }
 }

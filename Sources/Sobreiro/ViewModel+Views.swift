@@ -16,7 +16,8 @@ extension ViewModel {
     @inlinable
     @discardableResult
     public final func subscribe<V: StatefulView>(view: V) -> StateSubscription where V.State == State {
-        subscription(of: view, replacingLive: false) { target, state in
+        subscription(of: view, replacingLive: false) { target, state, willCall in
+            willCall()
             unsafeDowncast(target, to: V.self).render(state: state)
         }
     }
