@@ -114,18 +114,19 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     /// `markCancelled`: no new call starts then, so the subscription's code has run for the last time when this
     /// returns.
     ///
-    /// It does not wait on the calling thread's own call (a handler ending its own subscription), nor inside a
-    /// transaction or a delivery of any model: the call may need that model's lock, or wait for this thread.
+    /// It does not wait for the calling thread's own call (a handler ending its own subscription), nor when the
+    /// running call waits for the calling thread, directly or through other threads: for a model's lock that a
+    /// transaction of the calling thread holds, or in a cancel of its own (see `CallWaiting`).
     @inlinable
     func waitForCallToEnd() {
         let running = caller.load(ordering: .sequentiallyConsistent)
-        guard running != 0, running & ~1 != ThreadID.current, !ThreadContext.isInsideLibrary else { return }
+        guard running != 0, running & ~1 != ThreadID.current else { return }
         waitForCallOfOtherThread(running & ~1)
     }
 
     @usableFromInline
     func waitForCallOfOtherThread(_ thread: UInt) {
-        CallWaiting.wait {
+        CallWaiting.waitForCall(on: thread) {
             // Mark the call as waited for, so that its end wakes the waiters; done once the thread gave it up.
             let (exchanged, now) = caller.compareExchange(
                 expected: thread,
@@ -142,7 +143,10 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
 
     override func cancel() {
         markCancelled()
-        owner?.remove(self)
-        waitForCallToEnd()
+        guard let owner else { return waitForCallToEnd() }
+        // Waits for a running call once the entry is out of the list; inside a transaction of the model on this
+        // thread, the transaction waits for it after it unlocks.
+        owner.remove(self)
+        if owner.transactionOwner.load(ordering: .relaxed) != ThreadID.current { waitForCallToEnd() }
     }
 }

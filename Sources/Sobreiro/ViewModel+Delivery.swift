@@ -73,16 +73,13 @@ extension ViewModel {
     /// Called by the deliverer, without the lock; `isTracing` is the trace's switch as the caller read it.
     @inlinable
     final func deliver(_ first: consuming Round, on thread: UInt, isTracing: Bool) {
-        // Counted, so that a render ending a subscription does not wait for a call that may wait for it.
-        let depth = ThreadContext.enter()
-        defer { ThreadContext.leave(restoring: depth) }
         var round = first
         while true {
             if round.subscribers.deliver(round.state, version: round.version, on: thread, isTracing: isTracing) {
                 // Release the snapshot first, so that pruning does not copy the list.
                 round = Round(state: round.state, version: round.version, subscribers: .empty, requests: round.requests)
                 var released = ReleasedSubscribers<State>.none
-                lock.withLock { subscribers.removeDeadSubscribers(released: &released) }
+                withModelLock { subscribers.removeDeadSubscribers(released: &released) }
                 released.settle()
             }
             deliveringThread.store(0, ordering: .relaxed)
@@ -94,7 +91,7 @@ extension ViewModel {
             )
             if finished { return }
             deliveringThread.store(thread, ordering: .relaxed)
-            round = lock.withLock { currentRound() }
+            round = withModelLock { currentRound() }
         }
     }
 

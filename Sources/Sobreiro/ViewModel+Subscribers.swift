@@ -74,13 +74,11 @@ extension ViewModel {
         into subscriber: Subscriber<State>,
         of target: AnyObject
     ) {
-        let depth = ThreadContext.enter()
-        defer { ThreadContext.leave(restoring: depth) }
         var next: (state: State, version: UInt64)? = (state, version)
         var wasWaitedFor = false
         while let (state, version) = next {
             subscriber.call(target, state, isTracing: traceFlag.isOn)
-            next = lock.withLock {
+            next = withModelLock {
                 guard self.version > version, subscriber.isLive else {
                     // Under the lock: a round taken from now on finds the subscriber free, and one taken before
                     // carries a version it has seen.

@@ -16,21 +16,19 @@ extension ViewModel {
         #if DEBUG
             LockOrder.willLockForTransaction(self)
         #endif
-        let round = lock.withLock { () -> Round? in
+        let round = withModelLock { () -> Round? in
             transactionOwner.store(thread, ordering: .relaxed)
             let before = current
-            // Counted, so that a cancel made by the transaction does not wait for a call that may need this lock.
-            let outcome = ThreadContext.inside { () -> Round? in
-                do throws(E) {
-                    result = try body()
-                    changed = current != before
-                    return finishTransaction(changed: changed, on: thread)
-                } catch {
-                    current = before
-                    failure = error
-                    // Even a rolled-back transaction may owe a first render to a view it subscribed.
-                    return finishTransaction(changed: false, on: thread)
-                }
+            let outcome: Round?
+            do throws(E) {
+                result = try body()
+                changed = current != before
+                outcome = finishTransaction(changed: changed, on: thread)
+            } catch {
+                current = before
+                failure = error
+                // Even a rolled-back transaction may owe a first render to a view it subscribed.
+                outcome = finishTransaction(changed: false, on: thread)
             }
             if !releasedInTransaction.isEmpty { released.take(&releasedInTransaction) }
             return outcome
@@ -38,7 +36,7 @@ extension ViewModel {
         #if DEBUG
             LockOrder.didUnlockAfterTransaction(self)
         #endif
-        released.settle()
+        if !released.isEmpty { released.settle() }
         let isTracing = traceFlag.isOn
         if isTracing { Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self) }
         // Consumed, so that the round moves into `deliver` instead of being copied (a retain and a release).
@@ -82,6 +80,14 @@ extension ViewModel {
         return currentRound()
     }
 
+    /// Runs `body` holding the model's lock. A thread that finds it taken records, while it waits, that it waits
+    /// for the thread running a transaction under it, so that a cancel in that transaction never waits for it.
+    @inlinable
+    @inline(__always)
+    final func withModelLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try lock.withLock(reportingWait: { wait in CallWaiting.waitForLock(self, wait) }, body)
+    }
+
     /// Runs `body` with exclusive access to the guarded fields.
     @inlinable
     final func withLockUnlessInTransaction<R>(_ body: () -> R) -> R {
@@ -92,7 +98,7 @@ extension ViewModel {
             LockOrder.willLockBriefly(self)
         #endif
         var result: R?
-        lock.withLock { result = body() }
+        withModelLock { result = body() }
         return result!
     }
 

@@ -219,3 +219,10 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
         withLockUnlessInTransaction { subscribers.liveCount }
     }
 }
+
+extension ViewModel: TransactionLock {
+    @usableFromInline
+    final var transactionThread: UInt {
+        transactionOwner.load(ordering: .relaxed)
+    }
+}

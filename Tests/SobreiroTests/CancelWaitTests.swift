@@ -153,21 +153,65 @@ struct CancelWaitTests {
         expectSignalled(two)
     }
 
-    @Test("a render that unsubscribes a view running on another thread does not wait inside the delivery")
+    @Test("a render that cancels a subscription running on another thread waits for that call")
     func cancelFromAnotherRender() {
         let model = CounterModel()
         let other = CounterModel()
         let gate = RenderGate()
-        let slow = ProbeView<Counter> { if $0.count == 1 { gate.pause() } }
+        let log = EventLog()
+        let slow = ProbeView<Counter> { state in
+            guard state.count == 1 else { return }
+            gate.pause()
+            log.record("slow render returned")
+        }
         let slowToken = other.subscribe(view: slow)
         let busy = onAnotherThread { other.write { $0.count = 1 } }
         gate.waitUntilPaused()
 
-        // The render runs inside a delivery of `model`: waiting there could close a cycle, so it does not wait.
-        let canceller = ProbeView<Counter> { if $0.count == 1 { slowToken.cancel() } }
+        let canceller = ProbeView<Counter> { state in
+            guard state.count == 1 else { return }
+            slowToken.cancel()
+            log.record("cancel returned")
+        }
         model.subscribe(view: canceller)
+        let releaser = onAnotherThread {
+            expectEventually { slowToken.isWaitedForByCancel }
+            gate.release()
+        }
         expectCompletes { model.write { $0.count = 1 } }
-        gate.release()
+        expectSignalled(releaser)
         expectSignalled(busy)
+        #expect(log.all == ["slow render returned", "cancel returned"])
+    }
+
+    @Test("a cancel inside a transaction of another model stops waiting when the running call needs that model")
+    func cancelInsideOtherTransaction() {
+        let model = CounterModel()
+        let other = CounterModel()
+        let follower = CounterModel()
+        let gate = RenderGate()
+        let token = follower.subscribe(to: model) { state in
+            guard state.count == 1 else { return }
+            gate.pause()
+            other.write { $0.label = "written by the handler" }
+        }
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+
+        let releaser = onAnotherThread {
+            expectEventually { token.isWaitedForByCancel }
+            gate.release()
+        }
+        // The handler blocks on the lock of `other`, which this transaction holds while its cancel waits for the
+        // handler: the cancel stops waiting, and the handler writes once the transaction has unlocked.
+        expectCompletes {
+            other.write {
+                other.state.label = "cancelling"
+                token.cancel()
+            }
+        }
+        expectSignalled(releaser)
+        expectSignalled(writer)
+        #expect(other.state.label == "written by the handler")
     }
 }
