@@ -62,7 +62,8 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
         receive: @escaping @Sendable (AnyObject, Value) -> Void
     ) -> StateSubscription {
         let lastValue = LastValue<Value>()
-        return subscribeToEveryValue(follower, distinct ? ObjectIdentifier(lastValue) : nil) { target, value, willCall in
+        return subscribeToEveryValue(follower, distinct ? ObjectIdentifier(lastValue) : nil) {
+            target, value, willCall in
             // Filtered before `willCall`, so that the trace reports only the values that reach the subscriber.
             guard lastValue.replace(with: value) else { return }
             willCall()

@@ -44,7 +44,10 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     /// Borrows `target` and `owner`: taking them owned would end in a release of each, which for objects with
     /// weak references is the runtime's slow path.
     @usableFromInline
-    init(target: borrowing AnyObject, owner: borrowing ViewModel<State>, key: ObjectIdentifier? = nil, receive: @escaping Receive) {
+    init(
+        target: borrowing AnyObject, owner: borrowing ViewModel<State>, key: ObjectIdentifier? = nil,
+        receive: @escaping Receive
+    ) {
         self.target = copy target
         self.owner = copy owner
         self.key = key ?? ObjectIdentifier(copy target)

@@ -218,7 +218,8 @@ enum SubscriberList<State: ViewState>: Sendable {
             return !subscriber.deliver(state, version: version, on: thread, isTracing: isTracing)
         case .many(let entries, _, _):
             var sawDead = false
-            for subscriber in entries where !subscriber.deliver(state, version: version, on: thread, isTracing: isTracing) {
+            for subscriber in entries
+            where !subscriber.deliver(state, version: version, on: thread, isTracing: isTracing) {
                 sawDead = true
             }
             return sawDead

@@ -142,7 +142,8 @@ extension ViewModel {
     }
 
     /// Stops following `model`, and every projection of it that this model follows. Does nothing if this
-    /// model does not follow it.
+    /// model does not follow it. A handler call running on another thread has returned when this returns, as
+    /// for ``StateSubscription/cancel()``.
     ///
     /// - Parameter model: A model passed to `subscribe(to:onChange:)` before.
     public final func unsubscribe<S>(from model: ViewModel<S>) {

@@ -93,7 +93,7 @@ extension ViewModel {
     }
 
     /// Removes the subscription made under the identity of `target`, if any. It receives nothing after this
-    /// returns (see `StateSubscription.cancel()` for the one exception).
+    /// returns, and a call running on another thread has returned (see `StateSubscription.cancel()`).
     @inlinable
     final func removeSubscriber(for target: AnyObject) {
         changeSubscribers { subscribers.remove(target: target, released: &$0) }

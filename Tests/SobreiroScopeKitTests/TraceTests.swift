@@ -85,10 +85,10 @@ struct TraceTests {
                 .committed,
                 .committed, .delivered(to: "CountView"), .delivered(to: "ViewModel<Feed>"),
             ]
-            || trace.kinds == [
-                .committed,
-                .committed, .delivered(to: "ViewModel<Feed>"), .delivered(to: "CountView"),
-            ])
+                || trace.kinds == [
+                    .committed,
+                    .committed, .delivered(to: "ViewModel<Feed>"), .delivered(to: "CountView"),
+                ])
     }
 
     @Test("a write from another thread reports the hop to a main-actor view")

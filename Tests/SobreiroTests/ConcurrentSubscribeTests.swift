@@ -35,7 +35,9 @@ func onAnotherThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphor
 }
 
 func expectSignalled(_ done: DispatchSemaphore, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(done.wait(timeout: .now() + 20) == .success, "deadlock: the work never finished", sourceLocation: sourceLocation)
+    #expect(
+        done.wait(timeout: .now() + 20) == .success, "deadlock: the work never finished", sourceLocation: sourceLocation
+    )
 }
 
 /// V1 under concurrency: `subscribe(view:)` renders before it returns even while another thread delivers, and

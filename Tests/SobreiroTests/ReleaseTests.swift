@@ -70,7 +70,8 @@ struct ReleaseTests {
         expectCompletes { [model] in model.unsubscribe(view: view) }
     }
 
-    @Test("a token cancelled inside a transaction releases its entry after the transaction", arguments: CallBack.allCases)
+    @Test(
+        "a token cancelled inside a transaction releases its entry after the transaction", arguments: CallBack.allCases)
     func cancelInsideTransaction(callBack: CallBack) {
         let follower = CounterModel()
         do {
@@ -107,7 +108,9 @@ struct ReleaseTests {
         expectCompletes { [model] in model.write { $0.count += 1 } }
     }
 
-    @Test("pruning in a later round of one delivery releases the dead handler after unlocking", arguments: CallBack.allCases)
+    @Test(
+        "pruning in a later round of one delivery releases the dead handler after unlocking",
+        arguments: CallBack.allCases)
     func pruningInLaterRound(callBack: CallBack) {
         let action = callBack.action(on: model, views: views)
         // A render subscribes a follower that dies at once, then writes: the next round meets the dead follower,
