@@ -30,6 +30,19 @@ public import Synchronization
             defer { os_unfair_lock_unlock(primitive) }
             return try body()
         }
+
+        /// Runs `body` while holding the lock; if another thread holds it, the wait for it runs inside `report`,
+        /// which calls the closure it is given exactly once.
+        @inlinable
+        @inline(__always)
+        package borrowing func withLock<R, E: Error>(
+            reportingWait report: (_ wait: () -> Void) -> Void,
+            _ body: () throws(E) -> R
+        ) throws(E) -> R {
+            if !os_unfair_lock_trylock(primitive) { report { os_unfair_lock_lock(primitive) } }
+            defer { os_unfair_lock_unlock(primitive) }
+            return try body()
+        }
     }
 #else
     #if canImport(Glibc)
@@ -104,6 +117,27 @@ public import Synchronization
                 failureOrdering: .relaxed
             )
             if !acquired { waitForLock() }
+            defer {
+                if state.exchange(0, ordering: .releasing) == 2 { wakeOneWaiter() }
+            }
+            return try body()
+        }
+
+        /// Runs `body` while holding the lock; if another thread holds it, the wait for it runs inside `report`,
+        /// which calls the closure it is given exactly once.
+        @inlinable
+        @inline(__always)
+        package borrowing func withLock<R, E: Error>(
+            reportingWait report: (_ wait: () -> Void) -> Void,
+            _ body: () throws(E) -> R
+        ) throws(E) -> R {
+            let (acquired, _) = state.compareExchange(
+                expected: 0,
+                desired: 1,
+                successOrdering: .acquiring,
+                failureOrdering: .relaxed
+            )
+            if !acquired { report { waitForLock() } }
             defer {
                 if state.exchange(0, ordering: .releasing) == 2 { wakeOneWaiter() }
             }

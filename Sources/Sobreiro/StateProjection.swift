@@ -13,22 +13,21 @@
 /// A projection is a description: it holds its model strongly, subscribes nothing by itself, and can be
 /// kept and reused.
 public final class StateProjection<Value: Equatable & Sendable>: Sendable {
-    /// Subscribes a follower to the model behind this projection; its `receive` gets every projected value,
-    /// equal ones included. `key` is as for `ViewModel.subscription(of:key:replacingLive:receive:)`.
+    /// Receives every projected value, equal ones included, and calls its last argument right before it calls
+    /// the subscriber's code, which it may skip (see `Subscriber.Receive`).
+    @usableFromInline
+    typealias Receive = @Sendable (_ target: AnyObject, _ value: Value, _ willCall: () -> Void) -> Void
+
+    /// Subscribes a follower to the model behind this projection. `key` is as for
+    /// `ViewModel.subscription(of:key:replacingLive:receive:)`.
     @usableFromInline
     let subscribeToEveryValue:
-        @Sendable (
-            _ follower: AnyObject,
-            _ key: ObjectIdentifier?,
-            _ receive: @escaping @Sendable (AnyObject, Value) -> Void
-        ) -> StateSubscription
+        @Sendable (_ follower: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive) -> StateSubscription
 
     @usableFromInline
     init(
         subscribeToEveryValue:
-            @escaping @Sendable (
-                AnyObject, ObjectIdentifier?, @escaping @Sendable (AnyObject, Value) -> Void
-            ) -> StateSubscription
+            @escaping @Sendable (AnyObject, ObjectIdentifier?, @escaping Receive) -> StateSubscription
     ) {
         self.subscribeToEveryValue = subscribeToEveryValue
     }
@@ -45,7 +44,9 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     @inlinable
     public func map<Derived>(_ transform: @escaping @Sendable (Value) -> Derived) -> StateProjection<Derived> {
         StateProjection<Derived> { follower, key, receive in
-            self.subscribeToEveryValue(follower, key) { target, value in receive(target, transform(value)) }
+            self.subscribeToEveryValue(follower, key) { target, value, willCall in
+                receive(target, transform(value), willCall)
+            }
         }
     }
 
@@ -61,8 +62,11 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
         receive: @escaping @Sendable (AnyObject, Value) -> Void
     ) -> StateSubscription {
         let lastValue = LastValue<Value>()
-        return subscribeToEveryValue(follower, distinct ? ObjectIdentifier(lastValue) : nil) { target, value in
+        return subscribeToEveryValue(follower, distinct ? ObjectIdentifier(lastValue) : nil) {
+            target, value, willCall in
+            // Filtered before `willCall`, so that the trace reports only the values that reach the subscriber.
             guard lastValue.replace(with: value) else { return }
+            willCall()
             receive(target, value)
         }
     }
@@ -83,8 +87,8 @@ extension ViewModel {
     @inlinable
     public final func map<Value>(_ transform: @escaping @Sendable (State) -> Value) -> StateProjection<Value> {
         StateProjection { follower, key, receive in
-            self.subscription(of: follower, key: key, replacingLive: false) { target, state in
-                receive(target, transform(state))
+            self.subscription(of: follower, key: key, replacingLive: false) { target, state, willCall in
+                receive(target, transform(state), willCall)
             }
         }
     }

@@ -22,10 +22,26 @@ public class StateSubscription: @unchecked Sendable, Hashable {
     @usableFromInline
     init() {}
 
-    /// Ends the subscription: the subscriber receives nothing more from it, except a render already running
-    /// on another thread. Calling it again, or after the subscription was replaced or ended otherwise, does
-    /// nothing.
+    /// Ends the subscription: once this returns, its view or handler is never called again.
+    ///
+    /// A call that another thread is already running finishes first: `cancel()` waits for it to return. It
+    /// does not wait in three cases, where waiting could never end:
+    /// - called from that very call (a handler ending its own subscription): the call simply finishes;
+    /// - called inside a transaction of the same model on this thread: the transaction holds the lock that the
+    ///   call may need, so the wait moves to the end of the transaction, after it unlocks, and `write` returns
+    ///   once the call has returned;
+    /// - when the running call waits for this thread, directly or through other threads: in a cancel of its
+    ///   own, or for the lock of a model whose transaction this thread runs. The call may then still be running
+    ///   when this returns, and it is the last one.
+    ///
+    /// A handler must not otherwise block on the thread that cancels it (a lock of its own, a synchronous hop to
+    /// the main queue): the two would wait for each other. Calling it again, or after the subscription was
+    /// replaced or ended otherwise, does nothing.
     public func cancel() {}
+
+    /// Whether a thread waits in ``cancel()`` for a call of this subscription that another thread is running.
+    /// Lets tests release that call only once the cancel is known to wait for it.
+    package var isWaitedForByCancel: Bool { false }
 
     /// Two values are equal when they are the same instance.
     public static func == (lhs: StateSubscription, rhs: StateSubscription) -> Bool {

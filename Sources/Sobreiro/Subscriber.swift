@@ -3,11 +3,17 @@ public import Synchronization
 /// One subscription of one object (a view or a view model) to one view model; it is also the token that
 /// `subscribe` returns.
 ///
-/// The object is held weakly and never reassigned, so any thread may read it. `deliveredVersion` belongs to
-/// the model's single active deliverer; handing that role from thread to thread orders the accesses (see
-/// `ViewModel+Delivery.swift`).
+/// The object is held weakly and never reassigned, so any thread may read it. A thread calls `receive` only
+/// while it owns `caller`: the model's deliverer claims it for each delivery, and a subscribing thread holds it
+/// from the moment the entry joins the list until its first render has caught up with the model. So the
+/// subscriber is never called by two threads at once, and `deliveredVersion` belongs to the owner of `caller`.
 @usableFromInline
 final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable {
+    /// Calls the subscriber's code with a state. `willCall` runs right before the code of the view or handler,
+    /// and not at all when a filter (a projection's value that did not change) drops the state.
+    @usableFromInline
+    typealias Receive = @Sendable (_ target: AnyObject, _ state: State, _ willCall: () -> Void) -> Void
+
     /// The object that receives states. `nil` once it is deallocated.
     @usableFromInline
     weak let target: AnyObject?
@@ -23,9 +29,14 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     let key: ObjectIdentifier
 
     @usableFromInline
-    let receive: @Sendable (AnyObject, State) -> Void
+    let receive: Receive
 
-    /// The version of the last state handed to `receive`; 0 before the first render.
+    /// The thread that may call `receive` now, or 0. Bit 0 is set while another thread waits for that call to
+    /// end (thread IDs are addresses, so the bit is free).
+    @usableFromInline
+    let caller = Atomic<UInt>(0)
+
+    /// The version of the last state handed to `receive`; 0 before the first render. Owned by `caller`.
     @usableFromInline
     @exclusivity(unchecked)
     var deliveredVersion: UInt64 = 0
@@ -34,10 +45,8 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     /// weak references is the runtime's slow path.
     @usableFromInline
     init(
-        target: borrowing AnyObject,
-        owner: borrowing ViewModel<State>,
-        key: ObjectIdentifier? = nil,
-        receive: @escaping @Sendable (AnyObject, State) -> Void
+        target: borrowing AnyObject, owner: borrowing ViewModel<State>, key: ObjectIdentifier? = nil,
+        receive: @escaping Receive
     ) {
         self.target = copy target
         self.owner = copy owner
@@ -52,27 +61,95 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
         target != nil && !isCancelled.load(ordering: .relaxed)
     }
 
-    /// Hands `state` to a live, subscribed target that has not seen it yet.
+    /// Hands `state` to a live, subscribed target that has not seen it yet. Called by the model's deliverer.
     ///
     /// - Returns: `false` when the target is deallocated, so the caller can prune it.
     @inlinable
-    func deliver(_ state: State, version: UInt64, isTracing: Bool) -> Bool {
+    func deliver(_ state: State, version: UInt64, on thread: UInt, isTracing: Bool) -> Bool {
         guard let target else { return false }
-        guard deliveredVersion < version, !isCancelled.load(ordering: .acquiring) else { return true }
-        deliveredVersion = version
-        if isTracing { Trace.record(.delivered(to: String(describing: type(of: target))), about: owner ?? target) }
-        receive(target, state)
+        // Owned by a subscribing thread whose first render is under way: it catches up with the model itself.
+        guard beginCall(on: thread) else { return true }
+        if deliveredVersion < version {
+            deliveredVersion = version
+            call(target, state, isTracing: isTracing)
+        }
+        endCall()
         return true
+    }
+
+    /// Claims `caller` for a call on `thread`.
+    @inlinable
+    @inline(__always)
+    func beginCall(on thread: UInt) -> Bool {
+        caller.compareExchange(
+            expected: 0,
+            desired: thread,
+            successOrdering: .sequentiallyConsistent,
+            failureOrdering: .relaxed
+        ).exchanged
+    }
+
+    /// Gives `caller` up, and wakes a thread that waits for the call to end.
+    @inlinable
+    @inline(__always)
+    func endCall() {
+        if caller.exchange(0, ordering: .sequentiallyConsistent) & 1 != 0 { CallWaiting.wakeAll() }
+    }
+
+    /// Calls `receive` unless the subscription has ended, reporting the delivery to the trace only if the view
+    /// or handler is called. The calling thread owns `caller`: a cancel either is seen here or waits for this.
+    @inlinable
+    @inline(__always)
+    func call(_ target: AnyObject, _ state: State, isTracing: Bool) {
+        guard !isCancelled.load(ordering: .sequentiallyConsistent) else { return }
+        receive(target, state) {
+            if isTracing { Trace.record(.delivered(to: String(describing: type(of: target))), about: owner ?? target) }
+        }
     }
 
     /// Stops deliveries; called by the subscriber list, under the model's lock, when it lets go of this entry.
     @inlinable
     func markCancelled() {
-        isCancelled.store(true, ordering: .releasing)
+        isCancelled.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Waits until a call that another thread is running for this subscription returns. Call it after
+    /// `markCancelled`: no new call starts then, so the subscription's code has run for the last time when this
+    /// returns.
+    ///
+    /// It does not wait for the calling thread's own call (a handler ending its own subscription), nor when the
+    /// running call waits for the calling thread, directly or through other threads: for a model's lock that a
+    /// transaction of the calling thread holds, or in a cancel of its own (see `CallWaiting`).
+    @inlinable
+    func waitForCallToEnd() {
+        let running = caller.load(ordering: .sequentiallyConsistent)
+        guard running != 0, running & ~1 != ThreadID.current else { return }
+        waitForCallOfOtherThread(running & ~1)
+    }
+
+    @usableFromInline
+    func waitForCallOfOtherThread(_ thread: UInt) {
+        CallWaiting.waitForCall(on: thread) {
+            // Mark the call as waited for, so that its end wakes the waiters; done once the thread gave it up.
+            let (exchanged, now) = caller.compareExchange(
+                expected: thread,
+                desired: thread | 1,
+                ordering: .sequentiallyConsistent
+            )
+            return !exchanged && now != thread | 1
+        }
+    }
+
+    override package var isWaitedForByCancel: Bool {
+        caller.load(ordering: .relaxed) & 1 != 0
     }
 
     override func cancel() {
         markCancelled()
-        owner?.remove(self)
+        guard let owner else { return waitForCallToEnd() }
+        // Waits for a running call once the entry is out of the list; inside a transaction of the model on this
+        // thread, the transaction waits for it after it unlocks.
+        owner.remove(self)
+        if owner.transactionOwner.load(ordering: .relaxed) != ThreadID.current { waitForCallToEnd() }
     }
 }

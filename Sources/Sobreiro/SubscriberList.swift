@@ -5,6 +5,9 @@
 /// entry into the freed slot, so the order among subscribers is not kept). A copy of the list is a cheap
 /// snapshot: deliveries iterate a snapshot outside the lock, and a later change copies the storage only if a
 /// snapshot is still alive.
+///
+/// Every change that lets go of entries moves them into `released`, which the caller drops only after the
+/// model's lock is released: dropping an entry can run a `deinit` (see `ReleasedSubscribers`).
 @usableFromInline
 enum SubscriberList<State: ViewState>: Sendable {
     case empty
@@ -33,7 +36,11 @@ enum SubscriberList<State: ViewState>: Sendable {
     /// - Returns: The live subscription that was kept instead of `subscriber`, or `nil` if `subscriber` was
     ///   added.
     @inlinable
-    mutating func insert(_ subscriber: Subscriber<State>, replacingLive: Bool) -> Subscriber<State>? {
+    mutating func insert(
+        _ subscriber: Subscriber<State>,
+        replacingLive: Bool,
+        released: inout ReleasedSubscribers<State>
+    ) -> Subscriber<State>? {
         switch self {
         case .empty:
             self = .single(subscriber)
@@ -41,8 +48,10 @@ enum SubscriberList<State: ViewState>: Sendable {
             if existing.key == subscriber.key {
                 if existing.target != nil && !replacingLive { return existing }
                 existing.markCancelled()
+                released.append(existing)
                 self = .single(subscriber)
             } else if existing.target == nil {
+                released.append(existing)
                 self = .single(subscriber)
             } else {
                 self = .many(
@@ -62,10 +71,11 @@ enum SubscriberList<State: ViewState>: Sendable {
                     return existing
                 }
                 entries[index].markCancelled()
+                released.append(entries[index])
                 entries[index] = subscriber
             } else {
                 if entries.count >= sweepAt {
-                    Self.removeDead(from: &entries, positions: &positions)
+                    Self.removeDead(from: &entries, positions: &positions, released: &released)
                     sweepAt = Swift.max(16, entries.count * 2)
                     positions[subscriber.key] = entries.count
                 }
@@ -82,27 +92,28 @@ enum SubscriberList<State: ViewState>: Sendable {
     /// object that lives as long as its entry (the target, or the distinct key object of a projection) except a
     /// dead target's, and dropping a dead target's entry is what pruning would do anyway.
     @inlinable
-    mutating func remove(target: AnyObject) {
-        remove(key: ObjectIdentifier(target)) { _ in true }
+    mutating func remove(target: AnyObject, released: inout ReleasedSubscribers<State>) {
+        remove(key: ObjectIdentifier(target), released: &released) { _ in true }
     }
 
     /// Removes `subscriber` itself, and not a later subscription of the same target.
     @inlinable
-    mutating func remove(_ subscriber: Subscriber<State>) {
-        remove(key: subscriber.key) { $0 === subscriber }
+    mutating func remove(_ subscriber: Subscriber<State>, released: inout ReleasedSubscribers<State>) {
+        remove(key: subscriber.key, released: &released) { $0 === subscriber }
     }
 
     /// Removes every subscription whose target is `target`, whatever its key.
     ///
     /// - Complexity: O(*n*) in the number of subscriptions.
     @inlinable
-    mutating func removeAll(target: AnyObject) {
+    mutating func removeAll(target: AnyObject, released: inout ReleasedSubscribers<State>) {
         switch self {
         case .empty:
             return
         case .single(let existing):
             guard existing.target === target else { return }
             existing.markCancelled()
+            released.append(existing)
             self = .empty
         case .many(var entries, var positions, let sweepAt):
             guard entries.contains(where: { $0.target === target }) else { return }
@@ -110,6 +121,7 @@ enum SubscriberList<State: ViewState>: Sendable {
             entries.removeAll { entry in
                 guard entry.target === target else { return false }
                 entry.markCancelled()
+                released.append(entry)
                 return true
             }
             Self.reindex(entries, into: &positions)
@@ -118,13 +130,18 @@ enum SubscriberList<State: ViewState>: Sendable {
     }
 
     @inlinable
-    mutating func remove(key: ObjectIdentifier, where matches: (Subscriber<State>) -> Bool) {
+    mutating func remove(
+        key: ObjectIdentifier,
+        released: inout ReleasedSubscribers<State>,
+        where matches: (Subscriber<State>) -> Bool
+    ) {
         switch self {
         case .empty:
             return
         case .single(let existing):
             guard existing.key == key, matches(existing) else { return }
             existing.markCancelled()
+            released.append(existing)
             self = .empty
         case .many(var entries, var positions, let sweepAt):
             self = .empty  // drop the enum's references so the mutations below do not copy
@@ -139,6 +156,7 @@ enum SubscriberList<State: ViewState>: Sendable {
                 return
             }
             entries[index].markCancelled()
+            released.append(entries[index])
             let last = entries.removeLast()
             if index < entries.count {
                 entries[index] = last
@@ -150,15 +168,17 @@ enum SubscriberList<State: ViewState>: Sendable {
 
     /// Drops subscribers whose targets are deallocated.
     @inlinable
-    mutating func removeDeadSubscribers() {
+    mutating func removeDeadSubscribers(released: inout ReleasedSubscribers<State>) {
         switch self {
         case .empty:
             return
         case .single(let existing):
-            if existing.target == nil { self = .empty }
+            guard existing.target == nil else { return }
+            released.append(existing)
+            self = .empty
         case .many(var entries, var positions, let sweepAt):
             self = .empty
-            Self.removeDead(from: &entries, positions: &positions)
+            Self.removeDead(from: &entries, positions: &positions, released: &released)
             self = entries.isEmpty ? .empty : .many(entries: entries, positions: positions, sweepAt: sweepAt)
         }
     }
@@ -166,9 +186,14 @@ enum SubscriberList<State: ViewState>: Sendable {
     @inlinable
     static func removeDead(
         from entries: inout ContiguousArray<Subscriber<State>>,
-        positions: inout [ObjectIdentifier: Int]
+        positions: inout [ObjectIdentifier: Int],
+        released: inout ReleasedSubscribers<State>
     ) {
-        entries.removeAll { $0.target == nil }
+        entries.removeAll { entry in
+            guard entry.target == nil else { return false }
+            released.append(entry)
+            return true
+        }
         reindex(entries, into: &positions)
     }
 
@@ -185,15 +210,16 @@ enum SubscriberList<State: ViewState>: Sendable {
     /// - Parameter isTracing: Whether to report each delivery to the trace; read once per round by the caller.
     /// - Returns: `true` when a deallocated target was met and the list wants pruning.
     @inlinable
-    func deliver(_ state: State, version: UInt64, isTracing: Bool) -> Bool {
+    func deliver(_ state: State, version: UInt64, on thread: UInt, isTracing: Bool) -> Bool {
         switch self {
         case .empty:
             return false
         case .single(let subscriber):
-            return !subscriber.deliver(state, version: version, isTracing: isTracing)
+            return !subscriber.deliver(state, version: version, on: thread, isTracing: isTracing)
         case .many(let entries, _, _):
             var sawDead = false
-            for subscriber in entries where !subscriber.deliver(state, version: version, isTracing: isTracing) {
+            for subscriber in entries
+            where !subscriber.deliver(state, version: version, on: thread, isTracing: isTracing) {
                 sawDead = true
             }
             return sawDead

@@ -27,7 +27,10 @@ extension ViewModel {
         to model: ViewModel<S>,
         onChange: @escaping @Sendable (S) -> Void
     ) -> StateSubscription {
-        model.subscription(of: self, replacingLive: true) { _, state in onChange(state) }
+        model.subscription(of: self, replacingLive: true) { _, state, willCall in
+            willCall()
+            onChange(state)
+        }
     }
 
     /// Makes this model follow `model` through one of its own methods, without a reference cycle.
@@ -62,7 +65,8 @@ extension ViewModel {
         to model: ViewModel<S>,
         onChange: @escaping @Sendable (Self) -> (S) -> Void
     ) -> StateSubscription {
-        model.subscription(of: self, replacingLive: true) { target, state in
+        model.subscription(of: self, replacingLive: true) { target, state, willCall in
+            willCall()
             onChange(unsafeDowncast(target, to: Self.self))(state)
         }
     }
@@ -141,7 +145,8 @@ extension ViewModel {
     }
 
     /// Stops following `model`, and every projection of it that this model follows. Does nothing if this
-    /// model does not follow it.
+    /// model does not follow it. A handler call running on another thread has returned when this returns, as
+    /// for ``StateSubscription/cancel()``.
     ///
     /// - Parameter model: A model passed to `subscribe(to:onChange:)` before.
     public final func unsubscribe<S>(from model: ViewModel<S>) {

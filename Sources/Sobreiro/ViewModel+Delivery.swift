@@ -75,10 +75,12 @@ extension ViewModel {
     final func deliver(_ first: consuming Round, on thread: UInt, isTracing: Bool) {
         var round = first
         while true {
-            if round.subscribers.deliver(round.state, version: round.version, isTracing: isTracing) {
+            if round.subscribers.deliver(round.state, version: round.version, on: thread, isTracing: isTracing) {
                 // Release the snapshot first, so that pruning does not copy the list.
                 round = Round(state: round.state, version: round.version, subscribers: .empty, requests: round.requests)
-                lock.withLock { subscribers.removeDeadSubscribers() }
+                var released = ReleasedSubscribers<State>.none
+                withModelLock { subscribers.removeDeadSubscribers(released: &released) }
+                released.settle()
             }
             deliveringThread.store(0, ordering: .relaxed)
             let (finished, _) = deliveryRequests.compareExchange(
@@ -89,7 +91,7 @@ extension ViewModel {
             )
             if finished { return }
             deliveringThread.store(thread, ordering: .relaxed)
-            round = lock.withLock { currentRound() }
+            round = withModelLock { currentRound() }
         }
     }
 

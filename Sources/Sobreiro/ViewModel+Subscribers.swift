@@ -14,72 +14,100 @@ extension ViewModel {
         replacingLive: Bool,
         receive: @escaping @Sendable (AnyObject, State) -> Void
     ) -> StateSubscription {
+        subscription(of: target, key: key, replacingLive: replacingLive) { target, state, willCall in
+            willCall()
+            receive(target, state)
+        }
+    }
+
+    /// Subscribes `target` with `receive`, which may drop a state before it reaches the subscriber's code (a
+    /// projection whose value did not change); it calls its last argument right before that code runs.
+    @inlinable
+    final func subscription(
+        of target: AnyObject,
+        key: ObjectIdentifier? = nil,
+        replacingLive: Bool,
+        _ receive: @escaping Subscriber<State>.Receive
+    ) -> StateSubscription {
         let subscriber = Subscriber(target: target, owner: self, key: key, receive: receive)
         return add(subscriber, for: target, replacingLive: replacingLive)
     }
 
-    /// Adds `subscriber` for `target` and gives it the current state.
+    /// Adds `subscriber` for `target` and renders the current state into it before returning.
     ///
-    /// The first state comes at once on this thread, unless another thread is delivering at this moment
-    /// (that thread then delivers it, in order, after its current round) or this thread is inside a
-    /// transaction of this model (it comes when the transaction ends, never as an uncommitted draft).
-    /// A live subscription under the same key is kept as it is, or replaced if `replacingLive` is set.
+    /// The subscribing thread renders the first state itself, even while another thread delivers to the other
+    /// subscribers: it owns the subscriber's calls until it has caught up with the model, so the deliverer skips
+    /// it meanwhile and it is never called by two threads at once. A state committed during that render is
+    /// rendered next, by this thread, before this returns. Inside a transaction of this model on this thread,
+    /// the first state comes when the transaction ends instead, never as an uncommitted draft. A live
+    /// subscription under the same key is kept as it is, or replaced if `replacingLive` is set.
     ///
     /// - Returns: The subscription now in place.
     @inlinable
     final func add(_ subscriber: Subscriber<State>, for target: AnyObject, replacingLive: Bool) -> Subscriber<State> {
         let thread = ThreadID.current
         var kept: Subscriber<State>?
-        // nil: nothing to render now. Otherwise the state to render and, if this thread became the deliverer,
-        // the round it must finish.
-        let firstRender = withLockUnlessInTransaction { () -> (state: State, round: Round?)? in
-            kept = subscribers.insert(subscriber, replacingLive: replacingLive)
+        // The first state to render, or nil when there is nothing to render now.
+        let first = changeSubscribers { released -> (state: State, version: UInt64)? in
+            kept = subscribers.insert(subscriber, replacingLive: replacingLive, released: &released)
             guard kept == nil else { return nil }
             if transactionOwner.load(ordering: .relaxed) == thread {
                 hasPendingFirstRenders = true
                 return nil
             }
-            // A render subscribing: this thread already delivers, and its current snapshot does not include the
-            // new subscriber. Otherwise, if another thread delivers, it gives the newcomer its first state.
-            let isReentrant = isDelivering(on: thread)
-            guard isReentrant || becomeDelivererOrRequestRound(on: thread) else { return nil }
+            // Claimed before any deliverer can see the entry, which it only sees in a snapshot taken under the lock.
+            subscriber.caller.store(thread, ordering: .sequentiallyConsistent)
             subscriber.deliveredVersion = version
-            guard !isReentrant else { return (current, nil) }
-            // Everyone else already has this version: the new deliverer's round only finishes its turn.
-            let round = Round(
-                state: current,
-                version: version,
-                subscribers: .empty,
-                requests: deliveryRequests.load(ordering: .relaxed)
-            )
-            return (current, round)
+            return (current, version)
         }
         if let kept { return kept }
-        if let firstRender {
-            subscriber.receive(target, firstRender.state)
-            if let round = firstRender.round {
-                deliver(round, on: thread, isTracing: traceFlag.isOn)
-            }
-        }
+        if let first { renderFirstStates(first.state, version: first.version, into: subscriber, of: target) }
         return subscriber
     }
 
+    /// Renders `state` into a subscriber that this thread owns, then every state committed meanwhile, until it
+    /// has caught up with the model; then hands the subscriber over to the deliverer.
+    @inlinable
+    final func renderFirstStates(
+        _ state: State,
+        version: UInt64,
+        into subscriber: Subscriber<State>,
+        of target: AnyObject
+    ) {
+        var next: (state: State, version: UInt64)? = (state, version)
+        var wasWaitedFor = false
+        while let (state, version) = next {
+            subscriber.call(target, state, isTracing: traceFlag.isOn)
+            next = withModelLock {
+                guard self.version > version, subscriber.isLive else {
+                    // Under the lock: a round taken from now on finds the subscriber free, and one taken before
+                    // carries a version it has seen.
+                    wasWaitedFor = subscriber.caller.exchange(0, ordering: .sequentiallyConsistent) & 1 != 0
+                    return nil
+                }
+                subscriber.deliveredVersion = self.version
+                return (current, self.version)
+            }
+        }
+        if wasWaitedFor { CallWaiting.wakeAll() }
+    }
+
     /// Removes the subscription made under the identity of `target`, if any. It receives nothing after this
-    /// returns, unless a delivery on another thread is already calling it.
+    /// returns, and a call running on another thread has returned (see `StateSubscription.cancel()`).
     @inlinable
     final func removeSubscriber(for target: AnyObject) {
-        withLockUnlessInTransaction { subscribers.remove(target: target) }
+        changeSubscribers { subscribers.remove(target: target, released: &$0) }
     }
 
     /// Removes every subscription of `target`: the whole state and every projection.
     @inlinable
     final func removeAllSubscriptions(of target: AnyObject) {
-        withLockUnlessInTransaction { subscribers.removeAll(target: target) }
+        changeSubscribers { subscribers.removeAll(target: target, released: &$0) }
     }
 
     /// Removes exactly `subscriber`, leaving any newer subscription of the same target in place.
     @inlinable
     final func remove(_ subscriber: Subscriber<State>) {
-        withLockUnlessInTransaction { subscribers.remove(subscriber) }
+        changeSubscribers { subscribers.remove(subscriber, released: &$0) }
     }
 }

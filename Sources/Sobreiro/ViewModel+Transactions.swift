@@ -12,26 +12,31 @@ extension ViewModel {
         var result: R?
         var failure: E?
         var changed = false
+        var released = ReleasedSubscribers<State>.none
         #if DEBUG
             LockOrder.willLockForTransaction(self)
         #endif
-        let round = lock.withLock { () -> Round? in
+        let round = withModelLock { () -> Round? in
             transactionOwner.store(thread, ordering: .relaxed)
             let before = current
+            let outcome: Round?
             do throws(E) {
                 result = try body()
                 changed = current != before
-                return finishTransaction(changed: changed, on: thread)
+                outcome = finishTransaction(changed: changed, on: thread)
             } catch {
                 current = before
                 failure = error
                 // Even a rolled-back transaction may owe a first render to a view it subscribed.
-                return finishTransaction(changed: false, on: thread)
+                outcome = finishTransaction(changed: false, on: thread)
             }
+            if !releasedInTransaction.isEmpty { released.take(&releasedInTransaction) }
+            return outcome
         }
         #if DEBUG
             LockOrder.didUnlockAfterTransaction(self)
         #endif
+        if !released.isEmpty { released.settle() }
         let isTracing = traceFlag.isOn
         if isTracing { Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self) }
         // Consumed, so that the round moves into `deliver` instead of being copied (a retain and a release).
@@ -75,6 +80,14 @@ extension ViewModel {
         return currentRound()
     }
 
+    /// Runs `body` holding the model's lock. A thread that finds it taken records, while it waits, that it waits
+    /// for the thread running a transaction under it, so that a cancel in that transaction never waits for it.
+    @inlinable
+    @inline(__always)
+    final func withModelLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try lock.withLock(reportingWait: { wait in CallWaiting.waitForLock(self, wait) }, body)
+    }
+
     /// Runs `body` with exclusive access to the guarded fields.
     @inlinable
     final func withLockUnlessInTransaction<R>(_ body: () -> R) -> R {
@@ -85,7 +98,23 @@ extension ViewModel {
             LockOrder.willLockBriefly(self)
         #endif
         var result: R?
-        lock.withLock { result = body() }
+        withModelLock { result = body() }
         return result!
+    }
+
+    /// Runs `body` on the subscriber list with exclusive access, then lets go of the entries it moved into its
+    /// argument once the lock is released: at once, or when the transaction running on this thread unlocks.
+    @inlinable
+    final func changeSubscribers<R>(_ body: (inout ReleasedSubscribers<State>) -> R) -> R {
+        var released = ReleasedSubscribers<State>.none
+        let result = withLockUnlessInTransaction { () -> R in
+            let result = body(&released)
+            if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
+                releasedInTransaction.take(&released)
+            }
+            return result
+        }
+        released.settle()
+        return result
     }
 }

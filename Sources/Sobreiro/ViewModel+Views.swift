@@ -16,12 +16,16 @@ extension ViewModel {
     @inlinable
     @discardableResult
     public final func subscribe<V: StatefulView>(view: V) -> StateSubscription where V.State == State {
-        subscription(of: view, replacingLive: false) { target, state in
+        subscription(of: view, replacingLive: false) { target, state, willCall in
+            willCall()
             unsafeDowncast(target, to: V.self).render(state: state)
         }
     }
 
     /// Stops rendering into `view`. Does nothing if `view` is not subscribed.
+    ///
+    /// Once this returns `view` is never rendered again by this model; a render running on another thread
+    /// has returned first, as for ``StateSubscription/cancel()``.
     ///
     /// - Parameter view: A view passed to `subscribe(view:)` before.
     @inlinable

@@ -81,6 +81,12 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @exclusivity(unchecked)
     final var hasPendingFirstRenders = false
 
+    /// Entries let go of inside a transaction on its own thread, which still holds the lock: the transaction
+    /// releases them after it unlocks. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var releasedInTransaction: ReleasedSubscribers<State> = .none
+
     /// Creates a view model holding `initialState`.
     ///
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
@@ -211,5 +217,12 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// - Complexity: O(*n*) in the number of subscriptions.
     public final var subscriberCount: Int {
         withLockUnlessInTransaction { subscribers.liveCount }
+    }
+}
+
+extension ViewModel: TransactionLock {
+    @usableFromInline
+    final var transactionThread: UInt {
+        transactionOwner.load(ordering: .relaxed)
     }
 }

@@ -221,6 +221,11 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     /// States delivered before the matching one count as looked at. If none matches within `timeout`, the test
     /// fails at this line, listing the states that did arrive.
     ///
+    /// A recorder sees what a view sees, and a view may not see every intermediate state: states are coalesced
+    /// for a recorder fed on the main actor from other threads, and for any recorder while a thread other than
+    /// the writer delivers (another writer, or a render that writes back). Then wait for a condition that the
+    /// final state meets too, such as `$0.stock >= 12` rather than `$0.stock == 12`.
+    ///
     /// ```swift
     /// let loaded = await states.first { $0.items.count == 3 }
     /// ```

@@ -66,6 +66,31 @@ struct TraceTests {
             ])
     }
 
+    @Test("a change that a projection filters out reports no delivery; a change it lets through reports one")
+    func filteredDelivery() {
+        let model = ViewModel(initialState: Feed())
+        let view = CountView()
+        model.map { Tally(count: $0.count) }.subscribe(view: view)
+        let follower = ViewModel(initialState: Feed())
+        follower.subscribe(to: model.map(\.count)) { _ in }
+        let trace = Collector(model)
+        defer { Trace.uninstall() }
+
+        model.write { $0.query = "oak" }
+        model.write { $0.count = 1 }
+
+        #expect(view.rendered == [0, 1])
+        #expect(
+            trace.kinds == [
+                .committed,
+                .committed, .delivered(to: "CountView"), .delivered(to: "ViewModel<Feed>"),
+            ]
+                || trace.kinds == [
+                    .committed,
+                    .committed, .delivered(to: "ViewModel<Feed>"), .delivered(to: "CountView"),
+                ])
+    }
+
     @Test("a write from another thread reports the hop to a main-actor view")
     func hops() async {
         let model = ViewModel(initialState: Feed())
@@ -108,6 +133,17 @@ struct TraceTests {
 }
 
 @MainActor
+private struct Tally: ViewState {
+    var count: Int
+}
+
+/// Renders the count of a feed, through a projection.
+private final class CountView: StatefulView, @unchecked Sendable {
+    private let recorded = Locked<[Int]>([])
+    var rendered: [Int] { recorded.withLock { $0 } }
+    func render(state: Tally) { recorded.withLock { $0.append(state.count) } }
+}
+
 private final class MainActorFeedView: MainActorStatefulView {
     func render(state: Feed) {}
 }

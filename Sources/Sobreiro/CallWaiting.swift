@@ -1,0 +1,122 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A lock whose holder can be named while it runs a transaction: what a thread that waits for the lock waits for.
+@usableFromInline
+protocol TransactionLock: AnyObject, Sendable {
+    /// The thread running a transaction under the lock, or 0.
+    var transactionThread: UInt { get }
+}
+
+/// Where threads wait for a call of a subscription, running on another thread, to return, and the record of who
+/// waits for whom that keeps those waits from deadlocking.
+///
+/// Ending a subscription waits for its running call (see `Subscriber.waitForCallToEnd()`). That call may itself
+/// wait: for the lock of a model whose transaction the cancelling thread runs, or in a cancel of its own for a call
+/// running on the cancelling thread. Every such wait is recorded here: a cancel waits for a thread, and a thread
+/// blocked on a model's lock waits for the thread running a transaction of that model, if any. A wait that would
+/// close a cycle does not happen: a cancel that would wait for a thread that waits for it returns at once, and a
+/// thread that blocks on a lock whose holder waits for it (directly or through others) releases every cancel in
+/// that cycle. Recording costs nothing on the fast paths: only a cancel that meets a running call, and a thread
+/// that finds a model's lock taken, come here.
+@usableFromInline
+enum CallWaiting {
+    private struct Shared {
+        var mutex = pthread_mutex_t()
+        var condition = pthread_cond_t()
+        /// What each waiting thread waits for.
+        var waits: [UInt: Wait] = [:]
+        /// Cancelling threads released from their wait to break a cycle.
+        var released: Set<UInt> = []
+    }
+
+    private enum Wait {
+        /// A cancel waits for the call that this thread runs.
+        case call(on: UInt)
+        /// A thread waits for this lock, held by whichever thread runs a transaction under it.
+        case lock(TransactionLockReference)
+    }
+
+    /// Kept only while its waiter is blocked on the lock, which the waiter's own frame keeps alive.
+    private struct TransactionLockReference {
+        unowned(unsafe) let lock: any TransactionLock
+    }
+
+    // Created once; every later access happens under its mutex.
+    nonisolated(unsafe) private static let shared: UnsafeMutablePointer<Shared> = {
+        let shared = UnsafeMutablePointer<Shared>.allocate(capacity: 1)
+        shared.initialize(to: Shared())
+        let mutexResult = pthread_mutex_init(&shared.pointee.mutex, nil)
+        let conditionResult = pthread_cond_init(&shared.pointee.condition, nil)
+        precondition(mutexResult == 0 && conditionResult == 0, "cannot create a condition: pthread error")
+        return shared
+    }()
+
+    /// Blocks until `isOver` returns `true`, the caller being a cancel that waits for a call running on `thread`.
+    /// Returns at once instead if `thread` waits, directly or through others, for the calling thread; returns
+    /// early if a thread blocking on a lock finds that this wait closes a cycle. `isOver` runs under the mutex.
+    @usableFromInline
+    static func waitForCall(on thread: UInt, until isOver: () -> Bool) {
+        let me = ThreadID.current
+        pthread_mutex_lock(&shared.pointee.mutex)
+        defer { pthread_mutex_unlock(&shared.pointee.mutex) }
+        guard cycle(from: thread, to: me) == nil else { return }
+        shared.pointee.waits[me] = .call(on: thread)
+        while !isOver() && !shared.pointee.released.contains(me) {
+            pthread_cond_wait(&shared.pointee.condition, &shared.pointee.mutex)
+        }
+        shared.pointee.waits[me] = nil
+        shared.pointee.released.remove(me)
+    }
+
+    /// Wakes every waiting cancel, so that each checks its condition again.
+    @usableFromInline
+    static func wakeAll() {
+        pthread_mutex_lock(&shared.pointee.mutex)
+        pthread_cond_broadcast(&shared.pointee.condition)
+        pthread_mutex_unlock(&shared.pointee.mutex)
+    }
+
+    /// Runs `wait`, which blocks on the lock `lock`, recorded as a wait for the thread in its transaction. If that
+    /// thread waits for this one, the cancels on the way stop waiting, so that the lock is released.
+    @usableFromInline
+    static func waitForLock(_ lock: any TransactionLock, _ wait: () -> Void) {
+        let me = ThreadID.current
+        pthread_mutex_lock(&shared.pointee.mutex)
+        shared.pointee.waits[me] = .lock(TransactionLockReference(lock: lock))
+        if let path = cycle(from: lock.transactionThread, to: me) {
+            for thread in path {
+                if case .call = shared.pointee.waits[thread] { shared.pointee.released.insert(thread) }
+            }
+            pthread_cond_broadcast(&shared.pointee.condition)
+        }
+        pthread_mutex_unlock(&shared.pointee.mutex)
+        wait()
+        pthread_mutex_lock(&shared.pointee.mutex)
+        shared.pointee.waits[me] = nil
+        pthread_mutex_unlock(&shared.pointee.mutex)
+    }
+
+    /// The waiting threads from `start` to `target`, following what each waits for, or `nil` if the chain of
+    /// waits from `start` does not reach `target`. Called under the mutex.
+    private static func cycle(from start: UInt, to target: UInt) -> [UInt]? {
+        var path: [UInt] = []
+        var thread = start
+        // A chain longer than the number of waits goes round a cycle that does not include `target`.
+        for _ in 0...shared.pointee.waits.count {
+            if thread == target { return path }
+            guard thread != 0, let wait = shared.pointee.waits[thread] else { return nil }
+            path.append(thread)
+            switch wait {
+            case .call(let next): thread = next
+            case .lock(let reference): thread = reference.lock.transactionThread
+            }
+        }
+        return nil
+    }
+}

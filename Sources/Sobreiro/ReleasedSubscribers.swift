@@ -1,0 +1,60 @@
+/// Subscriptions that the subscriber list let go of under the model's lock, carried out of the critical
+/// section so that they are released after the lock is.
+///
+/// Releasing an entry can run user code: its handler closure may hold the last reference to an object whose
+/// `deinit` subscribes, writes or cancels on the same model, and would deadlock on its lock. One entry needs no
+/// collection, so the common removals allocate nothing, and no removal costs only an empty case.
+@usableFromInline
+enum ReleasedSubscribers<State: ViewState> {
+    case none
+    case one(Subscriber<State>)
+    case many(ContiguousArray<Subscriber<State>>)
+
+    @inlinable
+    var isEmpty: Bool {
+        if case .none = self { return true }
+        return false
+    }
+
+    /// Keeps `subscriber` until these entries are settled.
+    @inlinable
+    mutating func append(_ subscriber: Subscriber<State>) {
+        switch consume self {
+        case .none:
+            self = .one(subscriber)
+        case .one(let first):
+            self = .many([first, subscriber])
+        case .many(var entries):
+            entries.append(subscriber)
+            self = .many(entries)
+        }
+    }
+
+    /// Takes over the entries of `other`, leaving it empty.
+    @inlinable
+    mutating func take(_ other: inout Self) {
+        switch other {
+        case .none:
+            return
+        case .one(let subscriber):
+            append(subscriber)
+        case .many(let entries):
+            for subscriber in entries { append(subscriber) }
+        }
+        other = .none
+    }
+
+    /// Waits for the calls of these subscriptions that other threads are running (when this thread may wait;
+    /// see `Subscriber.waitForCallToEnd`), then releases the entries. Call it with no lock held.
+    @inlinable
+    consuming func settle() {
+        switch consume self {
+        case .none:
+            return
+        case .one(let subscriber):
+            subscriber.waitForCallToEnd()
+        case .many(let entries):
+            for subscriber in entries { subscriber.waitForCallToEnd() }
+        }
+    }
+}

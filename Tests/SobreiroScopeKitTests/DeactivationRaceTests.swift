@@ -1,0 +1,57 @@
+import Dispatch
+import Foundation
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import Testing
+
+/// R5 for scoped work: a delivery that another thread had already started when the behavior deactivated never
+/// writes the model after the deactivation returns.
+@Suite("Deactivation racing an upstream delivery")
+@MainActor
+struct DeactivationRaceTests {
+    @Test("R5: an upstream handler running during deactivation has written before the deactivation returns")
+    func upstreamDeliveryRacingDeactivation() {
+        let upstream = ViewModel(initialState: Feed())
+        let entered = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        let token = Locked<StateSubscription?>(nil)
+        let model = FeedModel { model, activation in
+            let subscription = model.subscribe(to: upstream) { [model] upstream in
+                guard upstream.count == 1 else { return }
+                entered.signal()
+                released.wait()
+                model.write { $0.count = upstream.count }
+            }
+            subscription.store(in: activation)
+            token.withLock { $0 = subscription }
+        }
+        let root = RootScope()
+        let screen = Behavior()
+        screen.bind(model)
+        root.host(screen)
+
+        let writerDone = DispatchSemaphore(value: 0)
+        Thread {
+            upstream.write { $0.count = 1 }
+            writerDone.signal()
+        }.start()
+        #expect(entered.wait(timeout: .now() + 20) == .success)
+        // Lets the handler go once the deactivation is known to wait for it, or after a time limit.
+        let releaserDone = DispatchSemaphore(value: 0)
+        Thread {
+            let deadline = Date() + 20
+            while token.withLock({ $0 })?.isWaitedForByCancel != true && Date() < deadline { usleep(1000) }
+            released.signal()
+            releaserDone.signal()
+        }.start()
+
+        screen.detach()
+        let afterDeactivation = model.state.count
+
+        #expect(releaserDone.wait(timeout: .now() + 30) == .success)
+        #expect(writerDone.wait(timeout: .now() + 30) == .success)
+        #expect(afterDeactivation == 1, "the deactivation returned before the running handler had finished")
+        #expect(model.state.count == afterDeactivation)
+    }
+}

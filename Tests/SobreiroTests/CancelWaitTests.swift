@@ -1,0 +1,217 @@
+import Dispatch
+import Foundation
+import Sobreiro
+import Synchronization
+import Testing
+
+/// Waits until `condition` holds; fails instead of hanging.
+func expectEventually(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) {
+    let deadline = DispatchTime.now() + 20
+    while !condition() {
+        guard DispatchTime.now() < deadline else {
+            Issue.record("the condition never held", sourceLocation: sourceLocation)
+            return
+        }
+        usleep(1000)
+    }
+}
+
+/// A log that several threads append to, to check the order of what happened.
+final class EventLog: Sendable {
+    private let entries = Locked<[String]>([])
+    func record(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+/// R5: once `cancel()` or an unsubscribe has returned, the subscription's code never runs again, even a call
+/// that another thread had already started; and ending a subscription never deadlocks.
+@Suite("Ending a subscription during its call")
+struct CancelWaitTests {
+    @Test("R5: cancel on another thread returns only after the handler's running call has returned")
+    func cancelWaitsForRunningCall() {
+        let model = CounterModel()
+        let follower = CounterModel()
+        let gate = RenderGate()
+        let log = EventLog()
+        let token = follower.subscribe(to: model) { state in
+            guard state.count == 1 else { return }
+            gate.pause()
+            log.record("handler returned")
+        }
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+
+        let canceller = onAnotherThread {
+            token.cancel()
+            log.record("cancel returned")
+        }
+        expectEventually { token.isWaitedForByCancel }
+        gate.release()
+        expectSignalled(canceller)
+        expectSignalled(writer)
+        #expect(log.all == ["handler returned", "cancel returned"])
+    }
+
+    @Test("R5: unsubscribe(view:) on another thread returns only after the running render has returned")
+    func unsubscribeWaitsForRunningRender() {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let log = EventLog()
+        let view = ProbeView<Counter> { state in
+            guard state.count == 1 else { return }
+            gate.pause()
+            log.record("render returned")
+        }
+        let token = model.subscribe(view: view)
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+
+        let canceller = onAnotherThread {
+            model.unsubscribe(view: view)
+            log.record("unsubscribe returned")
+        }
+        expectEventually { token.isWaitedForByCancel }
+        gate.release()
+        expectSignalled(canceller)
+        expectSignalled(writer)
+        #expect(log.all == ["render returned", "unsubscribe returned"])
+    }
+
+    @Test("a handler that cancels its own subscription returns")
+    func handlerCancelsItself() {
+        let model = CounterModel()
+        let follower = CounterModel()
+        let token = Locked<StateSubscription?>(nil)
+        let calls = Atomic<Int>(0)
+        let subscription = follower.subscribe(to: model) { (_: Counter) in
+            calls.add(1, ordering: .relaxed)
+            token.withLock { $0 }?.cancel()
+        }
+        token.withLock { $0 = subscription }
+        expectCompletes { model.write { $0.count = 1 } }
+        model.write { $0.count = 2 }
+        #expect(calls.load(ordering: .relaxed) == 2)
+    }
+
+    @Test("a cancel inside a transaction waits for the running call only after the transaction has unlocked")
+    func cancelInsideTransaction() {
+        let model = CounterModel()
+        let follower = CounterModel()
+        let gate = RenderGate()
+        let token = follower.subscribe(to: model) { state in
+            guard state.count == 1 else { return }
+            gate.pause()
+            model.write { $0.label = "written by the handler" }
+        }
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+
+        // The cancel returns at once; the transaction waits for the call only once it has released the lock.
+        let releaser = onAnotherThread {
+            expectEventually { token.isWaitedForByCancel }
+            gate.release()
+        }
+        expectCompletes {
+            model.write {
+                model.state.label = "cancelling"
+                token.cancel()
+            }
+            #expect(model.state.label == "written by the handler")
+        }
+        expectSignalled(releaser)
+        expectSignalled(writer)
+    }
+
+    @Test("handlers on two threads that cancel each other's running subscription do not deadlock")
+    func crossCancel() {
+        let first = CounterModel()
+        let second = CounterModel()
+        let follower = CounterModel()
+        let bothInside = DispatchGroup()
+        bothInside.enter()
+        bothInside.enter()
+        let tokens = Locked<[StateSubscription]>([])
+        let firstToken = follower.subscribe(to: first) { state in
+            guard state.count == 1 else { return }
+            bothInside.leave()
+            bothInside.wait()
+            tokens.withLock { $0[1] }.cancel()
+        }
+        let secondToken = follower.subscribe(to: second) { state in
+            guard state.count == 1 else { return }
+            bothInside.leave()
+            bothInside.wait()
+            tokens.withLock { $0[0] }.cancel()
+        }
+        tokens.withLock { $0 = [firstToken, secondToken] }
+        let one = onAnotherThread { first.write { $0.count = 1 } }
+        let two = onAnotherThread { second.write { $0.count = 1 } }
+        expectSignalled(one)
+        expectSignalled(two)
+    }
+
+    @Test("a render that cancels a subscription running on another thread waits for that call")
+    func cancelFromAnotherRender() {
+        let model = CounterModel()
+        let other = CounterModel()
+        let gate = RenderGate()
+        let log = EventLog()
+        let slow = ProbeView<Counter> { state in
+            guard state.count == 1 else { return }
+            gate.pause()
+            log.record("slow render returned")
+        }
+        let slowToken = other.subscribe(view: slow)
+        let busy = onAnotherThread { other.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+
+        let canceller = ProbeView<Counter> { state in
+            guard state.count == 1 else { return }
+            slowToken.cancel()
+            log.record("cancel returned")
+        }
+        model.subscribe(view: canceller)
+        let releaser = onAnotherThread {
+            expectEventually { slowToken.isWaitedForByCancel }
+            gate.release()
+        }
+        expectCompletes { model.write { $0.count = 1 } }
+        expectSignalled(releaser)
+        expectSignalled(busy)
+        #expect(log.all == ["slow render returned", "cancel returned"])
+    }
+
+    @Test("a cancel inside a transaction of another model stops waiting when the running call needs that model")
+    func cancelInsideOtherTransaction() {
+        let model = CounterModel()
+        let other = CounterModel()
+        let follower = CounterModel()
+        let gate = RenderGate()
+        let token = follower.subscribe(to: model) { state in
+            guard state.count == 1 else { return }
+            gate.pause()
+            other.write { $0.label = "written by the handler" }
+        }
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+
+        let releaser = onAnotherThread {
+            expectEventually { token.isWaitedForByCancel }
+            gate.release()
+        }
+        // The handler blocks on the lock of `other`, which this transaction holds while its cancel waits for the
+        // handler: the cancel stops waiting, and the handler writes once the transaction has unlocked.
+        expectCompletes {
+            other.write {
+                other.state.label = "cancelling"
+                token.cancel()
+            }
+        }
+        expectSignalled(releaser)
+        expectSignalled(writer)
+        #expect(other.state.label == "written by the handler")
+    }
+}

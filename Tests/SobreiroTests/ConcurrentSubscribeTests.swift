@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import Sobreiro
+import Synchronization
+import Testing
+
+/// A semaphore pair that lets a test stop a render in the middle and let it go later.
+final class RenderGate: Sendable {
+    private let entered = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+
+    /// Called inside the render: tells the test, then waits for it.
+    func pause() {
+        entered.signal()
+        released.wait()
+    }
+
+    /// Waits until a render has paused; fails instead of hanging.
+    func waitUntilPaused(sourceLocation: SourceLocation = #_sourceLocation) {
+        let result = entered.wait(timeout: .now() + 20)
+        #expect(result == .success, "the render never paused", sourceLocation: sourceLocation)
+    }
+
+    func release() { released.signal() }
+}
+
+/// Runs `body` on a thread of its own and returns a semaphore signalled when it has returned.
+func onAnotherThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        body()
+        done.signal()
+    }.start()
+    return done
+}
+
+func expectSignalled(_ done: DispatchSemaphore, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(
+        done.wait(timeout: .now() + 20) == .success, "deadlock: the work never finished", sourceLocation: sourceLocation
+    )
+}
+
+/// V1 under concurrency: `subscribe(view:)` renders before it returns even while another thread delivers, and
+/// a subscribing thread never takes over delivery from the writer.
+@Suite("Subscribing while another thread delivers")
+struct ConcurrentSubscribeTests {
+    @Test("V1: a view subscribed while another thread renders a slow view is rendered before subscribe returns")
+    func subscribeDuringSlowRender() {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let slow = ProbeView<Counter> { if $0.count == 1 { gate.pause() } }
+        model.subscribe(view: slow)
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+
+        let newcomer = ProbeView<Counter>()
+        model.subscribe(view: newcomer)
+        #expect(newcomer.history.map(\.count) == [1])
+
+        gate.release()
+        expectSignalled(writer)
+        model.write { $0.count = 2 }
+        #expect(slow.history.map(\.count) == [0, 1, 2])
+        #expect(newcomer.history.map(\.count) == [1, 2])
+        #expect(slow.overlappingRenders == 0 && newcomer.overlappingRenders == 0)
+    }
+
+    @Test("D3: a state committed during a first render reaches the newcomer after it, never concurrently")
+    func commitDuringFirstRender() {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let newcomer = ProbeView<Counter> { if $0.count == 0 { gate.pause() } }
+        let subscriber = onAnotherThread { model.subscribe(view: newcomer) }
+        gate.waitUntilPaused()
+
+        // The newcomer is busy with its first state: the writer skips it rather than call it concurrently.
+        model.write { $0.count = 1 }
+        #expect(newcomer.history.map(\.count) == [0])
+
+        gate.release()
+        expectSignalled(subscriber)
+        #expect(newcomer.history.map(\.count) == [0, 1])
+        #expect(newcomer.overlappingRenders == 0)
+    }
+
+    @Test("D2: a writer keeps delivering every state while another thread subscribes a slow view")
+    func writerKeepsDelivering() {
+        let model = CounterModel()
+        let recorder = ProbeView<Counter>()
+        model.subscribe(view: recorder)
+        let gate = RenderGate()
+        let slow = ProbeView<Counter> { if $0.count == 0 { gate.pause() } }
+        let subscriber = onAnotherThread { model.subscribe(view: slow) }
+        gate.waitUntilPaused()
+
+        let writer = onAnotherThread { for count in 1...20 { model.write { $0.count = count } } }
+        expectSignalled(writer)
+        #expect(recorder.history.map(\.count) == Array(0...20))
+
+        gate.release()
+        expectSignalled(subscriber)
+        #expect(slow.history.map(\.count) == [0, 20])
+    }
+
+    @Test("D5: a view subscribed from a render of the same model renders at once, on the delivering thread")
+    func reentrantSubscribe() {
+        let model = CounterModel()
+        let newcomer = ProbeView<Counter>()
+        let renderedBeforeReturn = Atomic<Bool>(false)
+        let host = ProbeView<Counter> { state in
+            guard state.count == 1 else { return }
+            model.subscribe(view: newcomer)
+            renderedBeforeReturn.store(newcomer.history.map(\.count) == [1], ordering: .relaxed)
+            model.write { $0.count = 2 }
+        }
+        model.subscribe(view: host)
+        model.write { $0.count = 1 }
+        let rendered = renderedBeforeReturn.load(ordering: .relaxed)
+        #expect(rendered)
+        #expect(newcomer.history.map(\.count) == [1, 2])
+        #expect(host.history.map(\.count) == [0, 1, 2])
+    }
+
+    @Test("a view subscribed inside a transaction gets the committed state when the transaction ends")
+    func subscribeInsideTransaction() {
+        let model = CounterModel()
+        let view = ProbeView<Counter>()
+        model.write {
+            model.state.count = 1
+            model.subscribe(view: view)
+            #expect(view.history.isEmpty)
+            model.state.count = 2
+        }
+        #expect(view.history.map(\.count) == [2])
+    }
+}
