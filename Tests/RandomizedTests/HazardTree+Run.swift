@@ -116,7 +116,7 @@ final class TreeStage {
 
     nonisolated static func write(note: String) {
         guard let noteFile else { return }
-        FileManager.default.createFile(atPath: noteFile, contents: Data(note.utf8))
+        _ = FileManager.default.createFile(atPath: noteFile, contents: Data(note.utf8))
     }
 }
 
