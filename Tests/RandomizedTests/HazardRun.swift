@@ -155,7 +155,7 @@ final class Findings: Sendable {
 }
 
 /// Waits until `condition` holds, for at most `seconds`; whether it held.
-func waitUntil(seconds: Double = 2, _ condition: () -> Bool) -> Bool {
+func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
         if Date() > deadline { return false }
