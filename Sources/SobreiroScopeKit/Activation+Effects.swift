@@ -18,7 +18,7 @@ extension Activation {
     /// each operation runs to its end and writes back, whatever happened since.
     ///
     /// Like any subscriber, the effect may not receive every committed state: under concurrent writes or
-    /// re-entrancy, intermediate states are coalesced (see <doc:ThreadingAndReentrancy>). A state that matched
+    /// re-entrancy, intermediate states are coalesced (see "Threading and re-entrancy" in the Sobreiro documentation). A state that matched
     /// only until the next write may start no run, under either strategy.
     ///
     /// ```swift
