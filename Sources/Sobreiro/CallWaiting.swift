@@ -16,7 +16,7 @@ protocol TransactionLock: AnyObject, Sendable {
 /// Where threads wait for a call of a subscription, running on another thread, to return, and the record of who
 /// waits for whom that keeps those waits from deadlocking.
 ///
-/// Ending a subscription waits for its running call (see `Subscriber.waitForCallToEnd()`). That call may itself
+/// Ending a subscription waits for its running call (see `CallSlot.waitForCallToEnd()`). That call may itself
 /// wait: for the lock of a model whose transaction the cancelling thread runs, or in a cancel of its own for a call
 /// running on the cancelling thread. Every such wait is recorded here: a cancel waits for a thread, and a thread
 /// blocked on a model's lock waits for the thread running a transaction of that model, if any. A wait that would

@@ -4,9 +4,9 @@ public import Synchronization
 /// `subscribe` returns.
 ///
 /// The object is held weakly and never reassigned, so any thread may read it. A thread calls `receive` only
-/// while it owns `caller`: the model's deliverer claims it for each delivery, and a subscribing thread holds it
+/// while it owns `slot`: the model's deliverer claims it for each delivery, and a subscribing thread holds it
 /// from the moment the entry joins the list until its first render has caught up with the model. So the
-/// subscriber is never called by two threads at once, and `deliveredVersion` belongs to the owner of `caller`.
+/// subscriber is never called by two threads at once, and `deliveredVersion` belongs to the owner of `slot`.
 @usableFromInline
 final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable {
     /// Calls the subscriber's code with a state. `willCall` runs right before the code of the view or handler,
@@ -31,12 +31,11 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     @usableFromInline
     let receive: Receive
 
-    /// The thread that may call `receive` now, or 0. Bit 0 is set while another thread waits for that call to
-    /// end (thread IDs are addresses, so the bit is free).
+    /// The thread that may call `receive` now; a cancel waits for its call.
     @usableFromInline
-    let caller = Atomic<UInt>(0)
+    let slot = CallSlot()
 
-    /// The version of the last state handed to `receive`; 0 before the first render. Owned by `caller`.
+    /// The version of the last state handed to `receive`; 0 before the first render. Owned by `slot`.
     @usableFromInline
     @exclusivity(unchecked)
     var deliveredVersion: UInt64 = 0
@@ -77,27 +76,22 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
         return true
     }
 
-    /// Claims `caller` for a call on `thread`.
+    /// Claims `slot` for a call on `thread`.
     @inlinable
     @inline(__always)
     func beginCall(on thread: UInt) -> Bool {
-        caller.compareExchange(
-            expected: 0,
-            desired: thread,
-            successOrdering: .sequentiallyConsistent,
-            failureOrdering: .relaxed
-        ).exchanged
+        slot.beginCall(on: thread)
     }
 
-    /// Gives `caller` up, and wakes a thread that waits for the call to end.
+    /// Gives `slot` up, and wakes a thread that waits for the call to end.
     @inlinable
     @inline(__always)
     func endCall() {
-        if caller.exchange(0, ordering: .sequentiallyConsistent) & 1 != 0 { CallWaiting.wakeAll() }
+        slot.endCall()
     }
 
     /// Calls `receive` unless the subscription has ended, reporting the delivery to the trace only if the view
-    /// or handler is called. The calling thread owns `caller`: a cancel either is seen here or waits for this.
+    /// or handler is called. The calling thread owns `slot`: a cancel either is seen here or waits for this.
     @inlinable
     @inline(__always)
     func call(_ target: AnyObject, _ state: State, isTracing: Bool) {
@@ -113,35 +107,15 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
         isCancelled.store(true, ordering: .sequentiallyConsistent)
     }
 
-    /// Waits until a call that another thread is running for this subscription returns. Call it after
-    /// `markCancelled`: no new call starts then, so the subscription's code has run for the last time when this
-    /// returns.
-    ///
-    /// It does not wait for the calling thread's own call (a handler ending its own subscription), nor when the
-    /// running call waits for the calling thread, directly or through other threads: for a model's lock that a
-    /// transaction of the calling thread holds, or in a cancel of its own (see `CallWaiting`).
+    /// Waits until a call that another thread is running for this subscription returns; see
+    /// `CallSlot.waitForCallToEnd()`. Call it after `markCancelled`.
     @inlinable
     func waitForCallToEnd() {
-        let running = caller.load(ordering: .sequentiallyConsistent)
-        guard running != 0, running & ~1 != ThreadID.current else { return }
-        waitForCallOfOtherThread(running & ~1)
-    }
-
-    @usableFromInline
-    func waitForCallOfOtherThread(_ thread: UInt) {
-        CallWaiting.waitForCall(on: thread) {
-            // Mark the call as waited for, so that its end wakes the waiters; done once the thread gave it up.
-            let (exchanged, now) = caller.compareExchange(
-                expected: thread,
-                desired: thread | 1,
-                ordering: .sequentiallyConsistent
-            )
-            return !exchanged && now != thread | 1
-        }
+        slot.waitForCallToEnd()
     }
 
     override package var isWaitedForByCancel: Bool {
-        caller.load(ordering: .relaxed) & 1 != 0
+        slot.isWaitedFor
     }
 
     override func cancel() {

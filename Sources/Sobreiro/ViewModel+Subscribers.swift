@@ -56,7 +56,7 @@ extension ViewModel {
                 return nil
             }
             // Claimed before any deliverer can see the entry, which it only sees in a snapshot taken under the lock.
-            subscriber.caller.store(thread, ordering: .sequentiallyConsistent)
+            subscriber.slot.hold(for: thread)
             subscriber.deliveredVersion = version
             return (current, version)
         }
@@ -82,7 +82,7 @@ extension ViewModel {
                 guard self.version > version, subscriber.isLive else {
                     // Under the lock: a round taken from now on finds the subscriber free, and one taken before
                     // carries a version it has seen.
-                    wasWaitedFor = subscriber.caller.exchange(0, ordering: .sequentiallyConsistent) & 1 != 0
+                    wasWaitedFor = subscriber.slot.giveUp()
                     return nil
                 }
                 subscriber.deliveredVersion = self.version

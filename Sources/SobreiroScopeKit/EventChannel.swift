@@ -64,6 +64,11 @@ public final class EventChannel<Event: Sendable>: Sendable {
     /// Unlike the `StateSubscription` of a view model, the result ends the subscription when it is released, as
     /// Combine's `sink` does: keep it.
     ///
+    /// Once cancelling or releasing the result has returned, `handler` is never called again. A call that another
+    /// thread is already running finishes first: the cancel waits for it to return. Called from inside `handler`,
+    /// the cancel does not wait, and the current call simply finishes. So `handler` must not block on a thread
+    /// that may cancel it, nor wait for a lock that the cancelling thread holds: the two would wait for each other.
+    ///
     /// - Parameter handler: Called with each event.
     /// - Returns: The subscription: cancel it, or store it in an activation or a set of cancellables.
     public func subscribe(_ handler: @escaping @Sendable (Event) -> Void) -> AnyCancellable {
@@ -92,19 +97,29 @@ public final class EventChannel<Event: Sendable>: Sendable {
         return add(eventHandler)
     }
 
+    /// Whether a cancel waits for a call of one of the handlers that another thread is running. Lets tests
+    /// release that call only once the cancel is known to wait for it.
+    package var isCancelWaitingForHandler: Bool {
+        contents.withLock { contents in contents.handlers.contains { $0.slot.isWaitedFor } }
+    }
+
     private func add(_ handler: EventHandler<Event>) -> AnyCancellable {
         contents.withLock { $0.handlers.append(handler) }
         return AnyCancellable { [weak self] in
-            handler.isCancelled.store(true, ordering: .releasing)
+            // Waits while the handler is still listed, so that `isCancelWaitingForHandler` sees the wait; a
+            // delivery that takes it meanwhile skips it.
+            handler.cancel()
             self?.contents.withLock { $0.handlers.removeAll { $0 === handler } }
         }
     }
 }
 
 /// One subscribed handler; a delivery that took it before it was cancelled skips it, and so does a main-actor hop
-/// that had queued an event for it.
+/// that had queued an event for it. A cancel waits for a call that another thread is running (see `CallSlot`).
 private final class EventHandler<Event>: MainActorHopSubscription {
-    let isCancelled = Atomic<Bool>(false)
+    private let isCancelled = Atomic<Bool>(false)
+    /// The thread calling `handler` now.
+    let slot = CallSlot()
     private let handler: @Sendable (Event) -> Void
 
     init(_ handler: @escaping @Sendable (Event) -> Void) {
@@ -115,8 +130,17 @@ private final class EventHandler<Event>: MainActorHopSubscription {
         isCancelled.load(ordering: .acquiring)
     }
 
+    /// Calls the handler unless it is cancelled. The channel delivers one event at a time, so the slot is free.
     func receive(_ event: Event) {
-        guard !hasEnded else { return }
-        handler(event)
+        guard slot.beginCall() else { preconditionFailure("two threads deliver to one event handler") }
+        // After claiming the slot: a cancel either is seen here or waits for this call.
+        if !isCancelled.load(ordering: .sequentiallyConsistent) { handler(event) }
+        slot.endCall()
+    }
+
+    /// Stops calls, and waits for a call that another thread is running, as `CallSlot` allows.
+    func cancel() {
+        isCancelled.store(true, ordering: .sequentiallyConsistent)
+        slot.waitForCallToEnd()
     }
 }
