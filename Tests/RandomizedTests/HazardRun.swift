@@ -27,7 +27,8 @@ enum HazardRun {
         FuzzConfiguration.integer("SOBREIRO_FUZZ_STEPS").map(Int.init) ?? (FuzzConfiguration.isExtended ? 120 : 40)
     }
 
-    static let stepTimeout: Double = 5
+    /// Longer than any step's own waits (10 s at most), which allow for every suite running at once on two cores.
+    static let stepTimeout: Double = 15
 
     /// Runs every seed of `family`; the report of the first failure, or `nil`.
     static func firstFailure(of family: HazardFamily) async -> String? {
@@ -154,7 +155,7 @@ final class Findings: Sendable {
 }
 
 /// Waits until `condition` holds, for at most `seconds`; whether it held.
-func waitUntil(seconds: Double = 2, _ condition: () -> Bool) -> Bool {
+func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
         if Date() > deadline { return false }

@@ -41,7 +41,7 @@ final class ClockStage: HazardStage {
             tasks.append(task)
         }
         // Generous: with every suite running at once, two cores may take seconds to run the tasks.
-        if !waitUntil(seconds: 10, { finished.value == sleepers }) {
+        if !waitUntil({ finished.value == sleepers }) {
             let stuck = sleepers - finished.value
             findings.record(
                 "\(stuck) of \(sleepers) tasks cancelled as they went to sleep on the TestClock stayed asleep "

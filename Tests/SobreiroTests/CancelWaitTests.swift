@@ -80,7 +80,7 @@ struct CancelWaitTests {
         #expect(log.all == ["render returned", "unsubscribe returned"])
     }
 
-    @Test("a handler that cancels its own subscription returns")
+    @Test("R5: a handler that cancels its own subscription returns")
     func handlerCancelsItself() {
         let model = CounterModel()
         let follower = CounterModel()
@@ -96,7 +96,7 @@ struct CancelWaitTests {
         #expect(calls.load(ordering: .relaxed) == 2)
     }
 
-    @Test("a cancel inside a transaction waits for the running call only after the transaction has unlocked")
+    @Test("R5: a cancel inside a transaction waits for the running call only after the transaction has unlocked")
     func cancelInsideTransaction() {
         let model = CounterModel()
         let follower = CounterModel()
@@ -125,7 +125,7 @@ struct CancelWaitTests {
         expectSignalled(writer)
     }
 
-    @Test("handlers on two threads that cancel each other's running subscription do not deadlock")
+    @Test("R5: handlers on two threads that cancel each other's running subscription do not deadlock")
     func crossCancel() {
         let first = CounterModel()
         let second = CounterModel()
@@ -153,7 +153,7 @@ struct CancelWaitTests {
         expectSignalled(two)
     }
 
-    @Test("a render that cancels a subscription running on another thread waits for that call")
+    @Test("R5: a render that cancels a subscription running on another thread waits for that call")
     func cancelFromAnotherRender() {
         let model = CounterModel()
         let other = CounterModel()
@@ -184,7 +184,7 @@ struct CancelWaitTests {
         #expect(log.all == ["slow render returned", "cancel returned"])
     }
 
-    @Test("a cancel inside a transaction of another model stops waiting when the running call needs that model")
+    @Test("R5: a cancel inside a transaction of another model stops waiting when the running call needs that model")
     func cancelInsideOtherTransaction() {
         let model = CounterModel()
         let other = CounterModel()

@@ -121,7 +121,7 @@ struct ConcurrentSubscribeTests {
         #expect(host.history.map(\.count) == [0, 1, 2])
     }
 
-    @Test("a view subscribed inside a transaction gets the committed state when the transaction ends")
+    @Test("V1: a view subscribed inside a transaction gets the committed state when the transaction ends")
     func subscribeInsideTransaction() {
         let model = CounterModel()
         let view = ProbeView<Counter>()

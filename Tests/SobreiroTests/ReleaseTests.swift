@@ -49,7 +49,7 @@ struct ReleaseTests {
     let model = CounterModel()
     let views = Locked<[ProbeView<Counter>]>([])
 
-    @Test("unsubscribe(from:) releases the handlers after unlocking", arguments: CallBack.allCases)
+    @Test("R4: unsubscribe(from:) releases the handlers after unlocking", arguments: CallBack.allCases)
     func unsubscribeFromModel(callBack: CallBack) {
         let follower = CounterModel()
         do {
@@ -60,7 +60,7 @@ struct ReleaseTests {
         expectCompletes { [model] in follower.unsubscribe(from: model) }
     }
 
-    @Test("unsubscribe(view:) releases the entry after unlocking", arguments: CallBack.allCases)
+    @Test("R4: unsubscribe(view:) releases the entry after unlocking", arguments: CallBack.allCases)
     func unsubscribeView(callBack: CallBack) {
         let view = ProbeView<Counter>()
         do {
@@ -71,7 +71,8 @@ struct ReleaseTests {
     }
 
     @Test(
-        "a token cancelled inside a transaction releases its entry after the transaction", arguments: CallBack.allCases)
+        "R4: a token cancelled inside a transaction releases its entry after the transaction",
+        arguments: CallBack.allCases)
     func cancelInsideTransaction(callBack: CallBack) {
         let follower = CounterModel()
         do {
@@ -86,7 +87,7 @@ struct ReleaseTests {
         }
     }
 
-    @Test("subscribing again releases the replaced handler after unlocking", arguments: CallBack.allCases)
+    @Test("R4: subscribing again releases the replaced handler after unlocking", arguments: CallBack.allCases)
     func replace(callBack: CallBack) {
         let follower = CounterModel()
         do {
@@ -96,7 +97,7 @@ struct ReleaseTests {
         expectCompletes { [model] in follower.subscribe(to: model) { _ in } }
     }
 
-    @Test("pruning a dead follower or view releases its handler after unlocking", arguments: CallBack.allCases)
+    @Test("R4: pruning a dead follower or view releases its handler after unlocking", arguments: CallBack.allCases)
     func pruning(callBack: CallBack) {
         do {
             let follower = CounterModel()
@@ -109,7 +110,7 @@ struct ReleaseTests {
     }
 
     @Test(
-        "pruning in a later round of one delivery releases the dead handler after unlocking",
+        "R4: pruning in a later round of one delivery releases the dead handler after unlocking",
         arguments: CallBack.allCases)
     func pruningInLaterRound(callBack: CallBack) {
         let action = callBack.action(on: model, views: views)
@@ -129,7 +130,7 @@ struct ReleaseTests {
         #expect(host.history.map(\.count).starts(with: [0, 1, 2]))
     }
 
-    @Test("the sweep of dead entries when a subscriber joins releases them after unlocking")
+    @Test("R4: the sweep of dead entries when a subscriber joins releases them after unlocking")
     func sweepOnInsert() {
         let views = (0..<20).map { _ in ProbeView<Counter>() }
         for view in views { model.subscribe(view: view) }
