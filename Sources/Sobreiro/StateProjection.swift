@@ -87,7 +87,7 @@ extension ViewModel {
     @inlinable
     public final func map<Value>(_ transform: @escaping @Sendable (State) -> Value) -> StateProjection<Value> {
         StateProjection { follower, key, receive in
-            self.subscription(of: follower, key: key, replacingLive: false) { target, state, willCall in
+            self.subscription(of: follower, key: key, replacingLive: false) { target, state, _, willCall in
                 receive(target, transform(state), willCall)
             }
         }

@@ -9,10 +9,13 @@ public import Synchronization
 /// subscriber is never called by two threads at once, and `deliveredVersion` belongs to the owner of `slot`.
 @usableFromInline
 final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable {
-    /// Calls the subscriber's code with a state. `willCall` runs right before the code of the view or handler,
-    /// and not at all when a filter (a projection's value that did not change) drops the state.
+    /// Calls the subscriber's code with a state and the version the model committed it at. `willCall` runs right
+    /// before the code of the view or handler, and not at all when a filter (a projection's value that did not
+    /// change) drops the state.
     @usableFromInline
-    typealias Receive = @Sendable (_ target: AnyObject, _ state: State, _ willCall: () -> Void) -> Void
+    typealias Receive =
+        @Sendable (_ target: AnyObject, _ state: State, _ version: UInt64, _ willCall: () -> Void) ->
+        Void
 
     /// The object that receives states. `nil` once it is deallocated.
     @usableFromInline
@@ -70,7 +73,7 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
         guard beginCall(on: thread) else { return true }
         if deliveredVersion < version {
             deliveredVersion = version
-            call(target, state, isTracing: isTracing)
+            call(target, state, version: version, isTracing: isTracing)
         }
         endCall()
         return true
@@ -94,9 +97,9 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     /// or handler is called. The calling thread owns `slot`: a cancel either is seen here or waits for this.
     @inlinable
     @inline(__always)
-    func call(_ target: AnyObject, _ state: State, isTracing: Bool) {
+    func call(_ target: AnyObject, _ state: State, version: UInt64, isTracing: Bool) {
         guard !isCancelled.load(ordering: .sequentiallyConsistent) else { return }
-        receive(target, state) {
+        receive(target, state, version) {
             if isTracing { Trace.record(.delivered(to: String(describing: type(of: target))), about: owner ?? target) }
         }
     }

@@ -27,7 +27,7 @@ extension ViewModel {
         to model: ViewModel<S>,
         onChange: @escaping @Sendable (S) -> Void
     ) -> StateSubscription {
-        model.subscription(of: self, replacingLive: true) { _, state, willCall in
+        model.subscription(of: self, replacingLive: true) { _, state, _, willCall in
             willCall()
             onChange(state)
         }
@@ -65,7 +65,7 @@ extension ViewModel {
         to model: ViewModel<S>,
         onChange: @escaping @Sendable (Self) -> (S) -> Void
     ) -> StateSubscription {
-        model.subscription(of: self, replacingLive: true) { target, state, willCall in
+        model.subscription(of: self, replacingLive: true) { target, state, _, willCall in
             willCall()
             onChange(unsafeDowncast(target, to: Self.self))(state)
         }

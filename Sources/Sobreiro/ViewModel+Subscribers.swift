@@ -14,9 +14,24 @@ extension ViewModel {
         replacingLive: Bool,
         receive: @escaping @Sendable (AnyObject, State) -> Void
     ) -> StateSubscription {
-        subscription(of: target, key: key, replacingLive: replacingLive) { target, state, willCall in
+        subscription(of: target, key: key, replacingLive: replacingLive) { target, state, _, willCall in
             willCall()
             receive(target, state)
+        }
+    }
+
+    /// Subscribes `target` with `receive`, which gets the current state and then every new one, each with the
+    /// version the model committed it at: a follower that must later tell whether the state it received is still
+    /// the committed one compares versions rather than states, whose `==` may be costly or not even reflexive.
+    @inlinable
+    package final func subscription(
+        of target: AnyObject,
+        replacingLive: Bool,
+        receiveVersioned receive: @escaping @Sendable (AnyObject, State, _ version: UInt64) -> Void
+    ) -> StateSubscription {
+        subscription(of: target, key: nil, replacingLive: replacingLive) { target, state, version, willCall in
+            willCall()
+            receive(target, state, version)
         }
     }
 
@@ -77,7 +92,7 @@ extension ViewModel {
         var next: (state: State, version: UInt64)? = (state, version)
         var wasWaitedFor = false
         while let (state, version) = next {
-            subscriber.call(target, state, isTracing: traceFlag.isOn)
+            subscriber.call(target, state, version: version, isTracing: traceFlag.isOn)
             next = withModelLock {
                 guard self.version > version, subscriber.isLive else {
                     // Under the lock: a round taken from now on finds the subscriber free, and one taken before

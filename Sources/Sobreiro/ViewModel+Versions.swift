@@ -4,10 +4,11 @@ extension ViewModel {
     /// Inside a transaction on this thread, the version is the one that the transaction started from: it moves
     /// on only when the transaction commits a change. The state is then the one being built.
     ///
-    /// Effects compare these versions to decide, inside the transaction that writes a result back, whether the
-    /// state their run started from is still the committed one.
+    /// An effect checks a run's trigger against this copy, outside the lock; the transaction that writes the
+    /// run's result back then only compares ``committedVersion`` with this version, to know that nothing committed
+    /// in between.
     package final var versionedState: (version: UInt64, state: State) {
-        // Copied out and compared by the caller: no user-written `==` runs under the lock.
+        // Copied out and checked by the caller: no user-written code runs under the lock.
         withLockUnlessInTransaction { (version, current) }
     }
 

@@ -16,7 +16,7 @@ extension ViewModel {
     @inlinable
     @discardableResult
     public final func subscribe<V: StatefulView>(view: V) -> StateSubscription where V.State == State {
-        subscription(of: view, replacingLive: false) { target, state, willCall in
+        subscription(of: view, replacingLive: false) { target, state, _, willCall in
             willCall()
             unsafeDowncast(target, to: V.self).render(state: state)
         }

@@ -51,8 +51,9 @@ extension Activation {
         // The model's own states, which it already deduplicates: no projection, no second comparison.
         startEffect(strategy: strategy, freshness: .unchangedState, operation: operation, reduce: reduce) {
             runner, receive in
-            self.model.subscription(of: runner, replacingLive: false) { target, state in
-                receive(target, state, predicate(state))
+            // With the version of each state, which stamps the run it starts.
+            self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+                receive(target, state, version, predicate(state))
             }
         }
     }
@@ -65,10 +66,12 @@ extension Activation {
     /// not trigger it, and do not drop a result.
     ///
     /// With ``EffectStrategy/cancelOnNewState`` (the default), a result is written back only if the state being
-    /// written still holds the value the run was given, and no newer value has reached the effect since; the
-    /// write-back transaction checks both. A value that changes and changes back before the effect hears of the
-    /// change counts as unchanged: the run for the first occurrence may write into the second, and if the effect
-    /// then hears of the change, the run that the change starts writes back too.
+    /// written still holds the value the run was given, and no newer value has reached the effect since. The
+    /// value is checked on the committed state just before the write-back transaction, outside the model's lock,
+    /// and the transaction writes only if no change committed in between; otherwise the value is checked again.
+    /// A value that changes and changes back before the effect hears of the change counts as unchanged: the run
+    /// for the first occurrence may write into the second, and if the effect then hears of the change, the run
+    /// that the change starts writes back too.
     ///
     /// ```swift
     /// activation.effect(onChangeOf: \.query) { query in
@@ -80,8 +83,8 @@ extension Activation {
     ///
     /// - Parameters:
     ///   - value: The part of the state that triggers the operation, often a key path. It runs on the delivering
-    ///     thread, and under `cancelOnNewState` also inside the transaction that writes a result back; keep it
-    ///     cheap.
+    ///     thread, and under `cancelOnNewState` also on the thread of a run that ends, on the committed state,
+    ///     before its result is written back; keep it cheap. It never runs under the model's lock.
     ///   - strategy: What a new value does to a running operation.
     ///   - operation: The asynchronous work, given the new value. It should honour cancellation.
     ///   - reduce: Writes the outcome into the state, inside a transaction.
@@ -97,12 +100,14 @@ extension Activation {
         let freshness = EffectFreshness<State, Value>.unchangedValue(of: value)
         return startEffect(strategy: strategy, freshness: freshness, operation: operation, reduce: reduce) {
             runner, receive in
-            values.subscribe(runner, distinct: true) { target, value in receive(target, value, true) }
+            // No stamp: the write-back checks the value itself.
+            values.subscribe(runner, distinct: true) { target, value in receive(target, value, 0, true) }
         }
     }
 
     /// Starts a runner and lets `follow` subscribe it to its triggers: `follow` gets the runner and the function
-    /// its subscription calls with each trigger and whether it matches.
+    /// its subscription calls with each trigger, the version of the state it comes from (0 when the runner's
+    /// freshness does not use it), and whether it matches.
     private func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
@@ -110,7 +115,7 @@ extension Activation {
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
         follow: (
             _ runner: AnyObject,
-            _ receive: @escaping @Sendable (_ runner: AnyObject, Trigger, _ isMatch: Bool) -> Void
+            _ receive: @escaping @Sendable (_ runner: AnyObject, Trigger, _ version: UInt64, _ isMatch: Bool) -> Void
         ) -> StateSubscription
     ) -> Bool where Model: ViewModel<State> {
         guard isActive else { return false }
@@ -122,9 +127,9 @@ extension Activation {
             reduce: reduce
         )
         store(AnyCancellable { runner.end() })
-        let subscription = follow(runner) { target, trigger, isMatch in
+        let subscription = follow(runner) { target, trigger, version, isMatch in
             unsafeDowncast(target, to: EffectRunner<State, Trigger, Output, Failure>.self)
-                .receive(trigger, isMatch: isMatch)
+                .receive(trigger, version: version, isMatch: isMatch)
         }
         runner.keep(subscription)
         return true

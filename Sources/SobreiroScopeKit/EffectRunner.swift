@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// Under ``EffectStrategy/cancelOnNewState`` a run also stops being wanted as soon as a newer state commits, not
 /// only when that state reaches this effect: another subscriber may hold up the delivery for as long as it
-/// renders. The write-back transaction asks the runner's ``EffectFreshness`` whether the state it is about to
-/// change is still the one the run started from, so the check and the commit are one atomic step.
+/// renders. The runner's ``EffectFreshness`` names the version the committed state must still have, and the
+/// write-back transaction compares versions only, so the check and the commit are one atomic step and no code of
+/// the effect runs under the model's lock but `reduce`, the transaction's body.
 final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: Sendable {
     private struct Runs {
         var isEnded = false
@@ -57,11 +58,13 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
 
     /// Takes a new trigger, on the thread that delivers it: with ``EffectStrategy/cancelOnNewState`` it cancels
     /// the running operations, and if `isMatch` it starts one for `trigger`.
-    func receive(_ trigger: Trigger, isMatch: Bool) {
+    ///
+    /// - Parameter version: The version the model committed the state that `trigger` comes from at; the run's
+    ///   stamp. A run for a state that has moved on already starts too: its result is dropped at write-back, and
+    ///   the newer state, on its way to this effect, cancels it before then.
+    func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
         // Most states neither match nor find an operation to cancel: they cost one atomic load.
         guard isMatch || (strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0) else { return }
-        // Taken before the runner's lock, never inside it: a write-back takes the model's lock, then the runner's.
-        let stamp = isMatch ? stamp(for: trigger) : nil
         let started = runs.withLock { runs -> (id: UInt64?, replaced: [Task<Void, Never>]) in
             guard !runs.isEnded else { return (nil, []) }
             var replaced: [Task<Void, Never>] = []
@@ -71,21 +74,13 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                 runs.wanted.removeAll()
             }
             defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-            guard stamp != nil else { return (nil, replaced) }
+            guard isMatch else { return (nil, replaced) }
             runs.nextID &+= 1
             runs.wanted.insert(runs.nextID)
             return (runs.nextID, replaced)
         }
         for task in started.replaced { task.cancel() }
-        if let id = started.id, let stamp { start(trigger, id: id, stamp: stamp) }
-    }
-
-    /// What a run for `trigger` remembers of the model as it starts; `nil` if a newer state has committed already,
-    /// which will reach this effect in turn and replace the run before it could write back.
-    private func stamp(for trigger: Trigger) -> UInt64? {
-        guard let freshness else { return 0 }
-        guard let model else { return nil }
-        return freshness.stamp(model, trigger)
+        if let id = started.id { start(trigger, id: id, stamp: version) }
     }
 
     private func start(_ trigger: Trigger, id: UInt64, stamp: UInt64) {
@@ -119,17 +114,67 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         writeBack(result, of: id, for: trigger, stamp: stamp)
     }
 
+    /// Writes `result` back if its run is still wanted and its trigger still current.
+    ///
+    /// Whether the trigger is current is decided in two steps, so that the effect's code runs outside the model's
+    /// lock: first on a copy of the committed state, which gives the version the write-back requires; then, in
+    /// the transaction, by comparing that version with the committed one. If a change committed in between, the
+    /// first step is taken again on the newer state.
     private func writeBack(_ result: Result<Output, Failure>, of id: UInt64, for trigger: Trigger, stamp: UInt64) {
         guard let model else { return }
-        model.write { state in
-            // Inside the transaction, outside the runner's lock: the freshness check may run user code (`==`).
-            let isCurrent = freshness?.isCurrent(stamp, trigger, state, model.committedVersion) ?? true
-            let isWanted = runs.withLock { runs in
-                runs.tasks[id] = nil
-                defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-                return runs.wanted.remove(id) != nil
+        while true {
+            // A run that is no longer wanted never is again: it needs no check, and no transaction.
+            guard isWanted(id) else {
+                forget(id)
+                return
             }
-            if isWanted && isCurrent { reduce(&state, result) }
+            var required: UInt64?
+            if let freshness {
+                required = freshness.requiredVersion(of: model, for: trigger, stamp: stamp)
+                guard required != nil else {
+                    forget(id)
+                    return
+                }
+            }
+            do throws(Rollback) {
+                try model.write { state throws(Rollback) in
+                    if let required, model.committedVersion != required {
+                        if freshness?.isRecheckedAfterChanges == true { throw .stateChanged }
+                        forget(id)
+                        throw .dropped
+                    }
+                    guard forget(id) else { throw .dropped }
+                    reduce(&state, result)
+                }
+                return
+            } catch {
+                if error == .dropped { return }
+            }
+        }
+    }
+
+    /// Why a write-back transaction commits nothing. It rolls back rather than leave the state as it was, which
+    /// commits a change when the state's `==` is not reflexive (a NaN field), and would then reach the effects.
+    private enum Rollback: Error {
+        /// The run's result is not written back.
+        case dropped
+        /// A change committed since the trigger was checked: check it again.
+        case stateChanged
+    }
+
+    private func isWanted(_ id: UInt64) -> Bool {
+        runs.withLock { $0.wanted.contains(id) }
+    }
+
+    /// Forgets the run `id`, which is done or out of date.
+    ///
+    /// - Returns: Whether it was still wanted.
+    @discardableResult
+    private func forget(_ id: UInt64) -> Bool {
+        runs.withLock { runs in
+            runs.tasks[id] = nil
+            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
+            return runs.wanted.remove(id) != nil
         }
     }
 

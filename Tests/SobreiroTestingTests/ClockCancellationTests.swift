@@ -1,3 +1,4 @@
+import Dispatch
 import Sobreiro
 import SobreiroTesting
 import Testing
@@ -48,5 +49,40 @@ struct ClockCancellationTests {
         while clock.sleeperCount == 0 { await Task.yield() }
         await clock.advance(by: .seconds(1))
         try await second.value
+    }
+
+    @Test("many sleeps cancelled from other threads at any moment all end without an advance")
+    func cancelledSleepsAllEnd() async {
+        let clock = TestClock()
+        let ended = Locked(0)
+        let count = 400
+        var tasks: [Task<Void, Never>] = []
+        for _ in 0..<count {
+            tasks.append(
+                Task.detached {
+                    for _ in 0..<3 {
+                        do { try await clock.sleep(for: .seconds(1)) } catch { break }
+                    }
+                    ended.withLock { $0 += 1 }
+                }
+            )
+        }
+        // Half of them cancelled from the pool, the rest from here, once some of the sleeps are listed.
+        while clock.sleeperCount < count / 4 { await Task.yield() }
+        for (index, task) in tasks.enumerated() {
+            if index % 2 == 0 {
+                DispatchQueue.global().async { task.cancel() }
+            } else {
+                task.cancel()
+            }
+        }
+        let deadline = ContinuousClock.now.advanced(by: patience)
+        while ended.withLock({ $0 }) < count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        let stillAsleep = count - ended.withLock { $0 }
+        #expect(stillAsleep == 0, "\(stillAsleep) cancelled task(s) still sleep on the clock")
+        #expect(clock.sleeperCount == 0)
+        if clock.sleeperCount > 0 { await clock.advance(by: .seconds(10)) }
     }
 }

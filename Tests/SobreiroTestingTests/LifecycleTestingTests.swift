@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
@@ -130,6 +132,30 @@ struct LifecycleRecorderTests {
         #expect(screen.lifecycle?.events == [])
         screen.detach()
         screen.lifecycle?.expect(.deactivated, .detached)
+    }
+
+    @Test("a recorder released on another thread while its behavior changes")
+    func releasedOffTheMainThread() async {
+        for _ in 0..<50 {
+            let root = RootScope()
+            let screen = Scope()
+            let box = Locked<LifecycleRecorder?>(LifecycleRecorder(of: screen))
+            let released = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                box.withLock { $0 = nil }
+                released.signal()
+            }
+            for _ in 0..<20 {
+                root.host(screen)
+                screen.detach()
+            }
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    released.wait()
+                    continuation.resume()
+                }
+            }
+        }
     }
 }
 
