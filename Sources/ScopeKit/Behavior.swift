@@ -89,13 +89,16 @@ open class Behavior {
     /// if screen.detach() == .alreadyDetached { log("the screen was not shown") }
     /// ```
     ///
+    /// A behavior whose host is being deallocated counts as hosted until that host lets it go, so detaching it
+    /// then makes it leave properly, with its hooks, and reports ``DetachmentResult/detached``.
+    ///
     /// - Returns: ``DetachmentResult/detached``, ``DetachmentResult/alreadyDetached`` if the behavior had no
     ///   host, or ``DetachmentResult/queued(_:)`` inside a hook.
     @discardableResult
     public func detach() -> DetachmentResult {
         guard Lifecycle.isApplying else {
             // Applied at once, so checking now is checking when it runs.
-            guard host != nil else { return .alreadyDetached }
+            guard isHosted else { return .alreadyDetached }
             Lifecycle.perform(.detach(self, nil))
             return .detached
         }
@@ -134,6 +137,15 @@ open class Behavior {
 
     /// Called after this behavior left its host; it is ``ActivityState/detached``.
     open func didDetach() {}
+
+    /// Whether this behavior belongs to a host, and so has to leave it before it is detached.
+    ///
+    /// Not `host != nil`: the weak `host` reads `nil` as soon as the host begins to be deallocated, while this
+    /// behavior is still attached, maybe active, until the host's deinit orphans it. A detach decided from `host`
+    /// alone would say that nothing changed, and the behavior would leave a moment later anyway.
+    var isHosted: Bool {
+        host != nil || (state != .detached && !(self is RootScope))
+    }
 
     /// Why attaching to `candidate` would break the tree, if it would.
     func attachmentError(to candidate: Scope) -> AttachmentError? {

@@ -51,9 +51,8 @@ enum Lifecycle {
             }
             pending?.outcome = .accepted
             guard behavior.host !== host else { return }
-            // Not `host != nil`: a behavior whose host is being deallocated has no host any more, but is still
-            // attached, maybe active, and must leave properly before it joins another.
-            if behavior.state != .detached { detach(behavior) }
+            // A behavior whose host is being deallocated must leave it properly before it joins another.
+            if behavior.isHosted { detach(behavior) }
             behavior.host = host
             host.children.append(behavior)
             behavior.state = .attached
@@ -63,7 +62,8 @@ enum Lifecycle {
             for observer in behavior.activationObservers { observer.behaviorDidAttach() }
             if host.state == .active { activate(behavior) }
         case .detach(let behavior, let pending):
-            guard behavior.host != nil else {
+            // A behavior whose host is being deallocated still has it: it leaves now, not when it is orphaned.
+            guard behavior.isHosted else {
                 pending?.outcome = .alreadyDetached
                 return
             }

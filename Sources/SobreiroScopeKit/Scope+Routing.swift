@@ -40,6 +40,11 @@ extension Scope {
 /// The scope owns the route, so the route holds it weakly. A tree released while active deallocates the scope
 /// without deactivating it, and the children it lets go may still write the routed model from their hooks: a
 /// value that reaches the route then finds no scope, and ends the route instead of changing a tree that is going.
+///
+/// Showing a value runs user code before the new child is hosted: the builder, and the old child's hooks as it is
+/// evicted. That code may deactivate the scope, activate it again, or show another value from a new activation's
+/// subscription. Every show, activation and deactivation therefore starts a new generation, and a show that finds
+/// its generation overtaken when that code returns gives up: what overtook it has decided the child already.
 @MainActor
 final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
     private weak var scope: Scope?
@@ -47,6 +52,8 @@ final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
     private let child: @MainActor (Value) -> Behavior?
     private var hosted: Behavior?
     private var subscription: StateSubscription?
+    /// Bumped by every show, activation and deactivation, so that a show can tell whether it was overtaken.
+    private var generation = 0
 
     init(scope: Scope, projection: StateProjection<Value>, child: @escaping @MainActor (Value) -> Behavior?) {
         self.scope = scope
@@ -55,6 +62,7 @@ final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
     }
 
     func behaviorDidActivate() {
+        generation &+= 1
         guard subscription == nil else { return }
         let show: @MainActor (AnyObject, Value) -> Void = { route, value in
             unsafeDowncast(route, to: ChildRoute.self).show(value)
@@ -65,10 +73,14 @@ final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
     }
 
     func behaviorDidDeactivate() {
+        generation &+= 1
         subscription?.cancel()
         subscription = nil
-        if let hosted { scope?.evict(hosted) }
-        hosted = nil
+        // Cleared before the evict, whose hooks may activate the scope again and host a child of their own.
+        if let hosted {
+            self.hosted = nil
+            scope?.evict(hosted)
+        }
     }
 
     private func show(_ value: Value) {
@@ -78,9 +90,16 @@ final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
             subscription = nil
             return
         }
+        generation &+= 1
+        let current = generation
         let next = child(value)
-        guard next !== hosted else { return }
-        if let hosted { scope.evict(hosted) }
+        guard generation == current, next !== hosted else { return }
+        if let previous = hosted {
+            // Cleared first: the evict runs the previous child's hooks, and the route must not evict it twice.
+            hosted = nil
+            scope.evict(previous)
+            guard generation == current else { return }
+        }
         hosted = next
         if let next { scope.host(next) }
     }

@@ -34,6 +34,13 @@ extension Reference {
         return parent
     }
 
+    /// Whether `id` belongs to a host: one whose host died is still attached, maybe active, until it is orphaned,
+    /// and a detach in between makes it leave (S7, S8).
+    func isHosted(_ id: Int) -> Bool {
+        guard let node = nodes[id] else { return false }
+        return liveParent(of: id) != nil || (node.state != .detached && !node.isRoot)
+    }
+
     // MARK: Requests, from outside the tree or from inside a hook
 
     // A request made from a hook is queued as it is, and checked only when it runs (S8).
@@ -51,7 +58,7 @@ extension Reference {
 
     mutating func requestDetach(_ id: Int) -> String {
         guard isApplying else {
-            guard liveParent(of: id) != nil else { return "alreadyDetached" }
+            guard isHosted(id) else { return "alreadyDetached" }
             perform(.detach(id))
             return "detached"
         }
@@ -105,14 +112,14 @@ extension Reference {
             if let pending { pendingOutcomes[pending] = .accepted }
             guard liveParent(of: id) != host else { return }
             // A move is a full detach first (S5), also from a host that is being deallocated (S7).
-            if nodes[id]?.state != .detached { detach(id) }
+            if isHosted(id) { detach(id) }
             nodes[id]?.parent = host
             nodes[host]?.children.append(id)
             nodes[id]?.state = .attached
             hooked(id, .willAttach)
             if nodes[host]?.state == .active { activate(id) }
         case .detach(let id):
-            if liveParent(of: id) != nil { detach(id) }
+            if isHosted(id) { detach(id) }
         case .evict(let id, let host):
             if liveParent(of: id) == host { detach(id) }
         case .orphan(let id):
