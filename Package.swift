@@ -31,7 +31,10 @@ let package = Package(
             name: "SobreiroTestingTests",
             dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
         ),
-        .testTarget(name: "RandomizedTests", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting"]),
+        .testTarget(
+            name: "RandomizedTests",
+            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
+        ),
     ]
 )
 

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -17,6 +19,8 @@ enum CrashNote {
         return buffer
     }()
     nonisolated(unsafe) private static var length = 0
+    /// Families run at once, each on a driver thread of its own: one note changes at a time.
+    private static let writing = NSLock()
     private static let installation: Void = install()
 
     /// Remembers `description` as the step under way.
@@ -24,6 +28,8 @@ enum CrashNote {
         _ = installation
         let text = "\nrandomized run crashed during " + description + "\n"
         let bytes = Array(text.utf8.prefix(capacity))
+        writing.lock()
+        defer { writing.unlock() }
         length = 0  // a crash while the note changes prints nothing rather than half of it
         for (index, byte) in bytes.enumerated() { buffer[index] = CChar(bitPattern: byte) }
         length = bytes.count

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Sobreiro
 import Synchronization
+import TestSupport
 
 /// Runs the hazard sequences of one family, one seed after another, on a thread of their own.
 ///
@@ -27,8 +28,12 @@ enum HazardRun {
         FuzzConfiguration.integer("SOBREIRO_FUZZ_STEPS").map(Int.init) ?? (FuzzConfiguration.isExtended ? 120 : 40)
     }
 
-    /// Longer than any step's own waits (10 s at most), which allow for every suite running at once on two cores.
-    static let stepTimeout: Double = 15
+    /// Longer than any step's own waits (`waitLimit`), which allow for every suite running at once on two cores.
+    static let stepTimeout: Double = 15 * sanitizerSlowdown
+
+    /// How long a step waits for threads and tasks before it calls them stuck: the whole suite at once can starve
+    /// two cores for seconds, and for far longer under a sanitizer.
+    static let waitLimit: Double = 10 * sanitizerSlowdown
 
     /// Runs every seed of `family`; the report of the first failure, or `nil`.
     static func firstFailure(of family: HazardFamily) async -> String? {
@@ -155,7 +160,7 @@ final class Findings: Sendable {
 }
 
 /// Waits until `condition` holds, for at most `seconds`; whether it held.
-func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+func waitUntil(seconds: Double = HazardRun.waitLimit, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
         if Date() > deadline { return false }

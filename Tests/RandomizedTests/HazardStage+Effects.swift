@@ -140,7 +140,7 @@ final class EffectStage: HazardStage, @unchecked Sendable {
         if waitUntil(seconds: 0.05, { !isRunning() }) || slow.gate.isHolding { return }
         if !waitUntil({ !isRunning() || slow.gate.isHolding }) {
             findings.record(
-                "the effect's runs did not end within 10 s of their gate opening, with no view holding them"
+                "the effect's runs did not end within \(Int(HazardRun.waitLimit)) s of their gate opening, with no view holding them"
             )
         }
     }

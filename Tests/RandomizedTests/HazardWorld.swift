@@ -89,7 +89,11 @@ func writeElsewhere(stoppingAt gate: Gate, findings: Findings, _ write: @escapin
         returned.increment()
     }
     let ended = waitUntil { returned.value > 0 || (!wasHolding && gate.isHolding) }
-    if !ended { findings.record("a write on another thread did not return within 10 s while a view rendered slowly") }
+    if !ended {
+        findings.record(
+            "a write on another thread did not return within \(Int(HazardRun.waitLimit)) s while a view rendered slowly"
+        )
+    }
 }
 
 /// Holds the main queue for the driver: a job parked on it runs the driver's main-actor steps one by one, and

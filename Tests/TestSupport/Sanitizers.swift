@@ -13,3 +13,18 @@ public var isAddressSanitizerActive: Bool {
         dlsym(nil, "__asan_init") != nil
     #endif
 }
+
+/// Whether ThreadSanitizer instruments this process: every memory access is checked, so code runs several times
+/// slower, and threads may wait seconds for a turn when every suite runs at once.
+public var isThreadSanitizerActive: Bool {
+    #if canImport(Darwin)
+        dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__tsan_init") != nil  // RTLD_DEFAULT
+    #else
+        dlsym(nil, "__tsan_init") != nil
+    #endif
+}
+
+/// How much longer than in a plain build a bounded wait should allow before it calls something stuck.
+public var sanitizerSlowdown: Double {
+    isThreadSanitizerActive || isAddressSanitizerActive ? 6 : 1
+}
