@@ -39,7 +39,11 @@ struct TreeHazardTests {
                 exit(1)
             }
         }
-        if let written = try? String(contentsOfFile: note, encoding: .utf8), !written.isEmpty {
+        // Read as data: on Linux, `String(contentsOfFile:)` keeps a buffer that LeakSanitizer reports.
+        if let data = FileManager.default.contents(atPath: note),
+            case let written = String(decoding: data, as: UTF8.self),
+            !written.isEmpty
+        {
             Issue.record(Comment(rawValue: "The tree hazard run failed or crashed during: " + written))
         }
         try? FileManager.default.removeItem(atPath: note)

@@ -86,6 +86,9 @@ struct StateSequenceTests {
         #expect(activation!.ending.pendingActionCount == 1)
         #expect(model.subscriberCount == 1, "the dropped iterators' subscriptions ended too")
         withExtendedLifetime(kept) {}
+        // The activation holds the model, whose hook holds the variable that holds the activation.
+        behavior.detach()
+        activation = nil
     }
 
     @Test("B4: a for-await loop over an activation's states ends with the activation")

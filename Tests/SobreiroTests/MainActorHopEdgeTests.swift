@@ -115,6 +115,7 @@ struct MainActorHopEdgeTests {
         // Observation only: the new subscription's first render runs inside the old one's render.
         #expect(view.log == ["enter 0", "exit 0", "enter 1", "enter 1", "exit 1", "exit 1"])
         #expect(view.rendered.last == model.state)
+        view.onRender = { _ in }  // it captured the view itself
     }
 
     @Test("Cross-model: B's render writes N, A's render (on N) writes M, which B follows: B never nests")

@@ -44,9 +44,9 @@ struct MainActorHopTests {
         let follower = CounterModel()
         var log: [String] = []
         var last: Counter?
-        follower.subscribe(to: source) { @MainActor state in
+        follower.subscribe(to: source) { @MainActor [weak source] state in
             log.append("enter \(state.label)")
-            if state.label == "mail" { source.rename("mail+read") }
+            if state.label == "mail" { source?.rename("mail+read") }
             last = state
             log.append("exit \(state.label)")
         }
