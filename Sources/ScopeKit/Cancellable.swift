@@ -39,7 +39,9 @@
     /// AnyCancellable { Task { @MainActor in poller.stop() } }
     /// ```
     public final class AnyCancellable: Cancellable, Hashable, Sendable {
-        private let action: @Sendable () -> Void
+        /// Touched only by `init` and by the one caller of `cancel()` that wins `isCancelled`, which lets it go
+        /// after running it, so that a cancellable whose action refers back to it leaves no cycle once cancelled.
+        nonisolated(unsafe) private var action: (@Sendable () -> Void)?
         private let isCancelled = Atomic<Bool>(false)
 
         /// Creates a cancellable that runs `cancel` the first time it is cancelled or deallocated.
@@ -63,10 +65,11 @@
             cancel()
         }
 
-        /// Runs the cancel action, once.
+        /// Runs the cancel action, once, then lets it go.
         public func cancel() {
             guard !isCancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            action()
+            let action = action.take()
+            action?()
         }
 
         /// Adds this cancellable to `set`, which then owns it.

@@ -39,11 +39,7 @@ struct TreeHazardTests {
                 exit(1)
             }
         }
-        // Read as data: on Linux, `String(contentsOfFile:)` keeps a buffer that LeakSanitizer reports.
-        if let data = FileManager.default.contents(atPath: note),
-            case let written = String(decoding: data, as: UTF8.self),
-            !written.isEmpty
-        {
+        if let written = TreeStage.readNote(at: note), !written.isEmpty {
             Issue.record(Comment(rawValue: "The tree hazard run failed or crashed during: " + written))
         }
         try? FileManager.default.removeItem(atPath: note)

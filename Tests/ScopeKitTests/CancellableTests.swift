@@ -15,6 +15,21 @@ struct CancellableTests {
         #expect(counter.count == 2)
     }
 
+    @Test("AnyCancellable lets its action go once cancelled, so an action that holds it leaves no cycle")
+    func releasesActionOnCancel() {
+        final class Owner: Sendable {
+            nonisolated(unsafe) var cancellable: AnyCancellable?
+        }
+        weak var weakOwner: Owner?
+        do {
+            let owner = Owner()
+            weakOwner = owner
+            owner.cancellable = AnyCancellable { _ = owner }
+            owner.cancellable?.cancel()
+        }
+        #expect(weakOwner == nil)
+    }
+
     @Test("AnyCancellable wraps another cancellable and stores into sets and arrays")
     func wrapsAndStores() {
         let counter = CancelCounter()
