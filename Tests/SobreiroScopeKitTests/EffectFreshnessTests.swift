@@ -60,13 +60,6 @@ func effectsStopped(of model: FeedModel) async {
 @Suite("B3: effects never write into a state that has moved on")
 @MainActor
 struct EffectFreshnessTests {
-    private func host(_ model: FeedModel, under root: RootScope) -> Behavior {
-        let behavior = Behavior()
-        behavior.bind(model)
-        root.host(behavior)
-        return behavior
-    }
-
     @Test("B3: cancelOnNewState: a result is dropped once a newer state committed, though a slow view holds it up")
     func predicateRunDroppedWhileDeliveryIsHeldUp() async {
         // Given a run under way for query "a", and a view ahead of the effect that blocks on query "b"
@@ -84,7 +77,7 @@ struct EffectFreshnessTests {
         let view = SlowView { $0.query == "b" }
         model.subscribe(view: view)
         let root = RootScope()
-        let behavior = host(model, under: root)
+        let behavior = hostBound(model, under: root)
         model.write { $0.query = "a" }
         await withDeadline { await live.until(1) }
 
@@ -113,7 +106,7 @@ struct EffectFreshnessTests {
         let view = SlowView { $0.query == "b" }
         model.subscribe(view: view)
         let root = RootScope()
-        let behavior = host(model, under: root)
+        let behavior = hostBound(model, under: root)
         await effectsStopped(of: model)
 
         // A change of another part of the state leaves the run for "c" current.
@@ -148,7 +141,7 @@ struct EffectFreshnessTests {
         let view = SlowView { $0.query == "b" }
         model.subscribe(view: view)
         let root = RootScope()
-        let behavior = host(model, under: root)
+        let behavior = hostBound(model, under: root)
         model.write { $0.query = "a" }
 
         let writer = await view.write({ $0.query = "b" }, to: model)
@@ -184,7 +177,7 @@ struct EffectFreshnessTests {
         let spinner = SpinningView(spins: 2_000)
         model.subscribe(view: spinner)
         let root = RootScope()
-        let behavior = host(model, under: root)
+        let behavior = hostBound(model, under: root)
 
         // Another thread turns the level round again and again while the loop runs.
         await withDeadline {
@@ -215,7 +208,7 @@ struct EffectFreshnessTests {
         let view = SlowView { $0.query == "q1" }
         model.subscribe(view: view)
         let root = RootScope()
-        let behavior = host(model, under: root)
+        let behavior = hostBound(model, under: root)
 
         // While a slow view holds up the delivery of "q1", "q2" and "q3" commit.
         let writer = await view.write({ $0.query = "q1" }, to: model)

@@ -10,14 +10,6 @@ private struct LoadError: Error, CustomStringConvertible {
 @Suite("B3: effects")
 @MainActor
 struct EffectTests {
-    /// Hosts a behavior bound to `model` under `root` and returns the behavior.
-    private func activate(_ model: FeedModel, under root: RootScope) -> Behavior {
-        let behavior = Behavior()
-        behavior.bind(model)
-        root.host(behavior)
-        return behavior
-    }
-
     @Test("B3: an effect runs for a matching state and writes its result back in a transaction")
     func predicateEffectWritesBack() async {
         let model = FeedModel(Feed(query: "cork")) { _, activation in
@@ -28,7 +20,7 @@ struct EffectTests {
             }
         }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
 
         let loaded = await firstState(of: model) { !$0.results.isEmpty }
         #expect(loaded?.results == ["CORK"])
@@ -48,7 +40,7 @@ struct EffectTests {
             }
         }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
 
         let failed = await firstState(of: model) { $0.failure != nil }
         #expect(failed?.failure == "offline")
@@ -67,7 +59,7 @@ struct EffectTests {
             }
         }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
         _ = await firstState(of: model) { $0.results == ["a"] }
 
         model.write { $0.count = 1 }
@@ -95,7 +87,7 @@ struct EffectTests {
             }
         }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
 
         model.write { $0.query = "b" }
         gates["b"]!.open("B")
@@ -122,7 +114,7 @@ struct EffectTests {
             }
         }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
         await withDeadline { await live.until(1) }
 
         model.write { $0.query = "" }
@@ -144,7 +136,7 @@ struct EffectTests {
             }
         }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
 
         model.write { $0.query = "b" }
         gates["b"]!.open("B")
@@ -178,7 +170,7 @@ struct EffectTests {
             }
         }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
         await withDeadline { await live.until(2) }
 
         behavior.detach()
@@ -194,7 +186,7 @@ struct EffectTests {
         var kept: Activation<FeedModel>?
         let model = FeedModel { _, activation in kept = activation }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
         behavior.detach()
         let ran = Locked(false)
 
@@ -226,7 +218,7 @@ struct EffectTests {
             }
         }
         let root = RootScope()
-        let behavior = activate(model, under: root)
+        let behavior = hostBound(model, under: root)
 
         let settled = await firstState(of: model) { !$0.results.isEmpty }
         #expect(settled?.level == 5)

@@ -30,13 +30,6 @@ final class GaugeModel: ViewModel<Gauge>, ScopedViewModel, @unchecked Sendable {
 @Suite("B3, R4: a write-back checks its trigger outside the model's lock, then compares versions in its transaction")
 @MainActor
 struct EffectWriteBackTests {
-    private func host(_ model: some ScopedViewModel, under root: RootScope) -> Behavior {
-        let behavior = Behavior()
-        behavior.bind(model)
-        root.host(behavior)
-        return behavior
-    }
-
     @Test("B3: when: a matching state whose == is not reflexive (a NaN field) still starts its run and writes back")
     func stateWithNaNStillRuns() async {
         let model = GaugeModel { activation in
@@ -48,7 +41,7 @@ struct EffectWriteBackTests {
             }
         }
         let root = RootScope()
-        let behavior = host(model, under: root)
+        let behavior = hostBound(model, under: root)
         model.write { $0.phase = "loading" }
 
         let loaded = await withDeadline(seconds: 5) {
@@ -98,7 +91,7 @@ struct EffectWriteBackTests {
             }
         }
         let root = RootScope()
-        let behavior = host(model, under: root)
+        let behavior = hostBound(model, under: root)
         await effectsStopped(of: model)
         model.write { $0.query = "a" }
         await withDeadline { await live.until(1) }
@@ -156,7 +149,7 @@ struct EffectWriteBackTests {
         let spinner = SpinningView(spins: 500)
         model.subscribe(view: spinner)
         let root = RootScope()
-        let behavior = host(model, under: root)
+        let behavior = hostBound(model, under: root)
         model.write { $0.query = "go" }
 
         for round in 0..<5 {

@@ -204,3 +204,13 @@ func firstState<S: ViewState>(
         return nil
     } ?? nil
 }
+
+/// Hosts a behavior bound to `model` under `root`, so that the model is active, and returns the behavior.
+@MainActor
+@discardableResult
+func hostBound(_ model: some ScopedViewModel, under root: RootScope) -> Behavior {
+    let behavior = Behavior()
+    behavior.bind(model)
+    root.host(behavior)
+    return behavior
+}
