@@ -127,6 +127,5 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
         // Waits for a running call once the entry is out of the list; inside a transaction of the model on this
         // thread, the transaction waits for it after it unlocks.
         owner.remove(self)
-        if owner.transactionOwner.load(ordering: .relaxed) != ThreadID.current { waitForCallToEnd() }
     }
 }
