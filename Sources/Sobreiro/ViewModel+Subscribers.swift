@@ -14,8 +14,8 @@ extension ViewModel {
         replacingLive: Bool,
         receive: @escaping @Sendable (AnyObject, State) -> Void
     ) -> StateSubscription {
-        subscription(of: target, key: key, replacingLive: replacingLive) { target, state, _, willCall in
-            willCall()
+        subscription(of: target, key: key, replacingLive: replacingLive) { target, state, _, notice in
+            notice.willCall(target)
             receive(target, state)
         }
     }
@@ -29,8 +29,8 @@ extension ViewModel {
         replacingLive: Bool,
         receiveVersioned receive: @escaping @Sendable (AnyObject, State, _ version: UInt64) -> Void
     ) -> StateSubscription {
-        subscription(of: target, key: nil, replacingLive: replacingLive) { target, state, version, willCall in
-            willCall()
+        subscription(of: target, key: nil, replacingLive: replacingLive) { target, state, version, notice in
+            notice.willCall(target)
             receive(target, state, version)
         }
     }
