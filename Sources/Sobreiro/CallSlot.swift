@@ -80,8 +80,21 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
         waitForCallOfOtherThread(running & ~1)
     }
 
+    /// Waits until the call running now, if any, returns, so that the calling thread may claim the slot.
+    ///
+    /// - Returns: `false` when it cannot wait: the call runs on the calling thread, further up its stack, or it
+    ///   waits for the calling thread (see `CallWaiting`).
+    @inlinable
+    func waitForRunningCall() -> Bool {
+        let running = caller.load(ordering: .sequentiallyConsistent)
+        guard running != 0 else { return true }
+        guard running & ~1 != ThreadID.current else { return false }
+        return waitForCallOfOtherThread(running & ~1)
+    }
+
     @usableFromInline
-    func waitForCallOfOtherThread(_ thread: UInt) {
+    @discardableResult
+    func waitForCallOfOtherThread(_ thread: UInt) -> Bool {
         CallWaiting.waitForCall(on: thread) {
             // Mark the call as waited for, so that its end wakes the waiters; done once the thread gave it up.
             let (exchanged, now) = caller.compareExchange(

@@ -60,18 +60,24 @@ enum CallWaiting {
     /// Blocks until `isOver` returns `true`, the caller being a cancel that waits for a call running on `thread`.
     /// Returns at once instead if `thread` waits, directly or through others, for the calling thread; returns
     /// early if a thread blocking on a lock finds that this wait closes a cycle. `isOver` runs under the mutex.
+    ///
+    /// - Returns: Whether the call is over; `false` when the wait was skipped or cut short to break a cycle.
     @usableFromInline
-    static func waitForCall(on thread: UInt, until isOver: () -> Bool) {
+    @discardableResult
+    static func waitForCall(on thread: UInt, until isOver: () -> Bool) -> Bool {
         let me = ThreadID.current
         pthread_mutex_lock(&shared.pointee.mutex)
         defer { pthread_mutex_unlock(&shared.pointee.mutex) }
-        guard cycle(from: thread, to: me) == nil else { return }
+        guard cycle(from: thread, to: me) == nil else { return false }
         shared.pointee.waits[me] = .call(on: thread)
-        while !isOver() && !shared.pointee.released.contains(me) {
+        var isCallOver = isOver()
+        while !isCallOver && !shared.pointee.released.contains(me) {
             pthread_cond_wait(&shared.pointee.condition, &shared.pointee.mutex)
+            isCallOver = isOver()
         }
         shared.pointee.waits[me] = nil
         shared.pointee.released.remove(me)
+        return isCallOver
     }
 
     /// Wakes every waiting cancel, so that each checks its condition again.

@@ -82,14 +82,17 @@ package final class StateBuffer<Element: Sendable>: Sendable {
 
     /// Hands `state` to the consumer that has waited longest, or keeps it in place of an older one.
     func receive(_ state: Element) {
+        // Swapped in, so that the state it replaces is released after unlocking: its `deinit` may use this buffer.
+        var replaced: Element? = state
         let waiter = contents.withLock { contents -> Waiter? in
             guard !contents.isFinished else { return nil }
             guard let waiter = contents.dequeue() else {
-                contents.newest = state
+                swap(&contents.newest, &replaced)
                 return nil
             }
             return waiter
         }
+        replaced = nil
         waiter?.resume(returning: state)
     }
 

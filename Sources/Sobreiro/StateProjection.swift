@@ -16,7 +16,7 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     /// Receives every projected value, equal ones included, and calls its last argument right before it calls
     /// the subscriber's code, which it may skip (see `Subscriber.Receive`).
     @usableFromInline
-    typealias Receive = @Sendable (_ target: AnyObject, _ value: Value, _ willCall: () -> Void) -> Void
+    typealias Receive = @Sendable (_ target: AnyObject, _ value: Value, _ notice: CallNotice) -> Void
 
     /// Subscribes a follower to the model behind this projection. `key` is as for
     /// `ViewModel.subscription(of:key:replacingLive:receive:)`.
@@ -44,8 +44,8 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     @inlinable
     public func map<Derived>(_ transform: @escaping @Sendable (Value) -> Derived) -> StateProjection<Derived> {
         StateProjection<Derived> { follower, key, receive in
-            self.subscribeToEveryValue(follower, key) { target, value, willCall in
-                receive(target, transform(value), willCall)
+            self.subscribeToEveryValue(follower, key) { target, value, notice in
+                receive(target, transform(value), notice)
             }
         }
     }
@@ -63,10 +63,10 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     ) -> StateSubscription {
         let lastValue = LastValue<Value>()
         return subscribeToEveryValue(follower, distinct ? ObjectIdentifier(lastValue) : nil) {
-            target, value, willCall in
-            // Filtered before `willCall`, so that the trace reports only the values that reach the subscriber.
+            target, value, notice in
+            // Filtered before `willCall(_:)`, so that the trace reports only the values that reach the subscriber.
             guard lastValue.replace(with: value) else { return }
-            willCall()
+            notice.willCall(target)
             receive(target, value)
         }
     }
@@ -87,8 +87,8 @@ extension ViewModel {
     @inlinable
     public final func map<Value>(_ transform: @escaping @Sendable (State) -> Value) -> StateProjection<Value> {
         StateProjection { follower, key, receive in
-            self.subscription(of: follower, key: key, replacingLive: false) { target, state, _, willCall in
-                receive(target, transform(state), willCall)
+            self.subscription(of: follower, key: key, replacingLive: false) { target, state, _, notice in
+                receive(target, transform(state), notice)
             }
         }
     }

@@ -9,13 +9,11 @@ public import Synchronization
 /// subscriber is never called by two threads at once, and `deliveredVersion` belongs to the owner of `slot`.
 @usableFromInline
 final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable {
-    /// Calls the subscriber's code with a state and the version the model committed it at. `willCall` runs right
-    /// before the code of the view or handler, and not at all when a filter (a projection's value that did not
-    /// change) drops the state.
+    /// Calls the subscriber's code with a state and the version the model committed it at. `notice.willCall`
+    /// runs right before the code of the view or handler, and not at all when a filter (a projection's value that
+    /// did not change) drops the state.
     @usableFromInline
-    typealias Receive =
-        @Sendable (_ target: AnyObject, _ state: State, _ version: UInt64, _ willCall: () -> Void) ->
-        Void
+    typealias Receive = @Sendable (_ target: AnyObject, _ state: State, _ version: UInt64, _ notice: CallNotice) -> Void
 
     /// The object that receives states. `nil` once it is deallocated.
     @usableFromInline
@@ -99,9 +97,7 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
     @inline(__always)
     func call(_ target: AnyObject, _ state: State, version: UInt64, isTracing: Bool) {
         guard !isCancelled.load(ordering: .sequentiallyConsistent) else { return }
-        receive(target, state, version) {
-            if isTracing { Trace.record(.delivered(to: String(describing: type(of: target))), about: owner ?? target) }
-        }
+        receive(target, state, version, CallNotice(isTracing: isTracing, subscriber: self))
     }
 
     /// Stops deliveries; called by the subscriber list, under the model's lock, when it lets go of this entry.
@@ -117,6 +113,12 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
         slot.waitForCallToEnd()
     }
 
+    /// Reports a call of the subscriber's code to the trace.
+    @usableFromInline
+    func traceCall(to target: AnyObject) {
+        Trace.record(.delivered(to: String(describing: type(of: target))), about: owner ?? target)
+    }
+
     override package var isWaitedForByCancel: Bool {
         slot.isWaitedFor
     }
@@ -127,6 +129,36 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
         // Waits for a running call once the entry is out of the list; inside a transaction of the model on this
         // thread, the transaction waits for it after it unlocks.
         owner.remove(self)
-        if owner.transactionOwner.load(ordering: .relaxed) != ThreadID.current { waitForCallToEnd() }
     }
 }
+
+/// Passed to a subscription's code with each state, so that the trace hears of the calls that reach the view or
+/// handler: a plain value rather than a closure, which would cost a context and an indirect call per delivery.
+@frozen
+@usableFromInline
+struct CallNotice {
+    @usableFromInline let isTracing: Bool
+    /// Kept alive by the call that passes this notice.
+    @usableFromInline unowned(unsafe) let subscriber: any TracedSubscription
+
+    @inlinable
+    init(isTracing: Bool, subscriber: any TracedSubscription) {
+        self.isTracing = isTracing
+        self.subscriber = subscriber
+    }
+
+    /// Call right before the view's or handler's code runs.
+    @inlinable
+    @inline(__always)
+    func willCall(_ target: AnyObject) {
+        if isTracing { subscriber.traceCall(to: target) }
+    }
+}
+
+/// A subscription that reports calls of its code to the trace.
+@usableFromInline
+protocol TracedSubscription: AnyObject {
+    func traceCall(to target: AnyObject)
+}
+
+extension Subscriber: TracedSubscription {}

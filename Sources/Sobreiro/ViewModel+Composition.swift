@@ -27,8 +27,8 @@ extension ViewModel {
         to model: ViewModel<S>,
         onChange: @escaping @Sendable (S) -> Void
     ) -> StateSubscription {
-        model.subscription(of: self, replacingLive: true) { _, state, _, willCall in
-            willCall()
+        model.subscription(of: self, replacingLive: true) { target, state, _, notice in
+            notice.willCall(target)
             onChange(state)
         }
     }
@@ -65,8 +65,8 @@ extension ViewModel {
         to model: ViewModel<S>,
         onChange: @escaping @Sendable (Self) -> (S) -> Void
     ) -> StateSubscription {
-        model.subscription(of: self, replacingLive: true) { target, state, _, willCall in
-            willCall()
+        model.subscription(of: self, replacingLive: true) { target, state, _, notice in
+            notice.willCall(target)
             onChange(unsafeDowncast(target, to: Self.self))(state)
         }
     }

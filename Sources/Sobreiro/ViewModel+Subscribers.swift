@@ -14,8 +14,8 @@ extension ViewModel {
         replacingLive: Bool,
         receive: @escaping @Sendable (AnyObject, State) -> Void
     ) -> StateSubscription {
-        subscription(of: target, key: key, replacingLive: replacingLive) { target, state, _, willCall in
-            willCall()
+        subscription(of: target, key: key, replacingLive: replacingLive) { target, state, _, notice in
+            notice.willCall(target)
             receive(target, state)
         }
     }
@@ -29,8 +29,8 @@ extension ViewModel {
         replacingLive: Bool,
         receiveVersioned receive: @escaping @Sendable (AnyObject, State, _ version: UInt64) -> Void
     ) -> StateSubscription {
-        subscription(of: target, key: nil, replacingLive: replacingLive) { target, state, version, willCall in
-            willCall()
+        subscription(of: target, key: nil, replacingLive: replacingLive) { target, state, version, notice in
+            notice.willCall(target)
             receive(target, state, version)
         }
     }
@@ -53,21 +53,34 @@ extension ViewModel {
     /// The subscribing thread renders the first state itself, even while another thread delivers to the other
     /// subscribers: it owns the subscriber's calls until it has caught up with the model, so the deliverer skips
     /// it meanwhile and it is never called by two threads at once. A state committed during that render is
-    /// rendered next, by this thread, before this returns. Inside a transaction of this model on this thread,
-    /// the first state comes when the transaction ends instead, never as an uncommitted draft. A live
-    /// subscription under the same key is kept as it is, or replaced if `replacingLive` is set.
+    /// rendered next, by this thread, before this returns. A live subscription under the same key is kept as it
+    /// is, or replaced if `replacingLive` is set; a kept one is caught up the same way, after any call that
+    /// another thread runs for it. Inside a transaction of this model on this thread, all that happens when the
+    /// transaction unlocks, never with an uncommitted draft. From a delivery of this model on this thread (a
+    /// render or handler that subscribes), the first state comes in the deliverer's next round instead, right
+    /// after the current call: a view that subscribes itself again is never entered from inside its own render.
     ///
     /// - Returns: The subscription now in place.
     @inlinable
     final func add(_ subscriber: Subscriber<State>, for target: AnyObject, replacingLive: Bool) -> Subscriber<State> {
         let thread = ThreadID.current
         var kept: Subscriber<State>?
+        var isKeptBehind = false
         // The first state to render, or nil when there is nothing to render now.
         let first = changeSubscribers { released -> (state: State, version: UInt64)? in
             kept = subscribers.insert(subscriber, replacingLive: replacingLive, released: &released)
-            guard kept == nil else { return nil }
+            let added = kept ?? subscriber
+            if isDelivering(on: thread) {
+                // The deliverer is further up this thread's stack: its next round renders the subscriber.
+                _ = becomeDelivererOrRequestRound(on: thread)
+                return nil
+            }
             if transactionOwner.load(ordering: .relaxed) == thread {
-                hasPendingFirstRenders = true
+                renderWhenTransactionEnds(added)
+                return nil
+            }
+            guard kept == nil else {
+                isKeptBehind = true
                 return nil
             }
             // Claimed before any deliverer can see the entry, which it only sees in a snapshot taken under the lock.
@@ -75,34 +88,64 @@ extension ViewModel {
             subscriber.deliveredVersion = version
             return (current, version)
         }
-        if let kept { return kept }
-        if let first { renderFirstStates(first.state, version: first.version, into: subscriber, of: target) }
+        if let kept {
+            if isKeptBehind { catchUp(kept, isClaimed: false) }
+            return kept
+        }
+        if let first { renderFirstStates(first, into: subscriber, of: target) }
         return subscriber
     }
 
-    /// Renders `state` into a subscriber that this thread owns, then every state committed meanwhile, until it
+    /// Renders every state that `subscriber` has not seen yet, until it has caught up with the model.
+    ///
+    /// A call that another thread runs for it (its own first render, or a delivery) is waited for first, so that
+    /// the subscriber is never called by two threads at once; when that wait cannot happen (the call runs further
+    /// up this thread's stack, or waits for this thread) that call's thread catches up instead.
+    ///
+    /// - Parameter isClaimed: Whether this thread already owns the subscriber's calls.
+    @inlinable
+    final func catchUp(_ subscriber: Subscriber<State>, isClaimed: Bool) {
+        guard let target = subscriber.target else {
+            if isClaimed { subscriber.endCall() }
+            return
+        }
+        if !isClaimed {
+            let thread = ThreadID.current
+            while !subscriber.beginCall(on: thread) {
+                guard subscriber.slot.waitForRunningCall() else { return }
+            }
+        }
+        renderFirstStates(nil, into: subscriber, of: target)
+    }
+
+    /// Renders `first` into a subscriber that this thread owns, then every state committed meanwhile, until it
     /// has caught up with the model; then hands the subscriber over to the deliverer.
+    ///
+    /// - Parameter first: The state to render first, already recorded as delivered; `nil` to start from the
+    ///   newest state that the subscriber has not seen, if any.
     @inlinable
     final func renderFirstStates(
-        _ state: State,
-        version: UInt64,
+        _ first: (state: State, version: UInt64)?,
         into subscriber: Subscriber<State>,
         of target: AnyObject
     ) {
-        var next: (state: State, version: UInt64)? = (state, version)
         var wasWaitedFor = false
-        while let (state, version) = next {
-            subscriber.call(target, state, version: version, isTracing: traceFlag.isOn)
-            next = withModelLock {
-                guard self.version > version, subscriber.isLive else {
-                    // Under the lock: a round taken from now on finds the subscriber free, and one taken before
-                    // carries a version it has seen.
+        // Under the lock: the next state to render, or nil after giving the subscriber up, so that a round taken
+        // from then on finds it free, and one taken before carries a version it has seen.
+        let next = { () -> (state: State, version: UInt64)? in
+            self.withModelLock {
+                guard self.version > subscriber.deliveredVersion, subscriber.isLive else {
                     wasWaitedFor = subscriber.slot.giveUp()
                     return nil
                 }
                 subscriber.deliveredVersion = self.version
-                return (current, self.version)
+                return (self.current, self.version)
             }
+        }
+        var pending = first ?? next()
+        while let (state, version) = pending {
+            subscriber.call(target, state, version: version, isTracing: traceFlag.isOn)
+            pending = next()
         }
         if wasWaitedFor { CallWaiting.wakeAll() }
     }
@@ -121,8 +164,13 @@ extension ViewModel {
     }
 
     /// Removes exactly `subscriber`, leaving any newer subscription of the same target in place.
+    /// Returns, or the transaction running on this thread unlocks, only after a call of `subscriber` that another
+    /// thread runs has returned, even if another thread removed the entry first.
     @inlinable
     final func remove(_ subscriber: Subscriber<State>) {
-        changeSubscribers { subscribers.remove(subscriber, released: &$0) }
+        changeSubscribers { released in
+            subscribers.remove(subscriber, released: &released)
+            if released.isEmpty { released.append(subscriber) }
+        }
     }
 }

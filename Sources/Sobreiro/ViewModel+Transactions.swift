@@ -12,31 +12,36 @@ extension ViewModel {
         var result: R?
         var failure: E?
         var changed = false
-        var released = ReleasedSubscribers<State>.none
+        // The committed state this transaction replaced, or its rolled-back draft: released after unlocking.
+        var replaced: State?
+        var leftovers: TransactionLeftovers<State>?
         #if DEBUG
             LockOrder.willLockForTransaction(self)
         #endif
         let round = withModelLock { () -> Round? in
             transactionOwner.store(thread, ordering: .relaxed)
-            let before = current
             let outcome: Round?
             do throws(E) {
                 result = try body()
-                changed = current != before
-                outcome = finishTransaction(changed: changed, on: thread)
+                // `committed` is still the state before the transaction: only transactions change it, under this
+                // lock. Comparing with it spares a copy of the state.
+                changed = current != committed
+                outcome = finishTransaction(changed: changed, on: thread, replaced: &replaced)
             } catch {
-                current = before
+                var restored = committed
+                swap(&current, &restored)
+                replaced = consume restored
                 failure = error
-                // Even a rolled-back transaction may owe a first render to a view it subscribed.
-                outcome = finishTransaction(changed: false, on: thread)
+                outcome = finishTransaction(changed: false, on: thread, replaced: &replaced)
             }
-            if !releasedInTransaction.isEmpty { released.take(&releasedInTransaction) }
+            if hasLeftovers { leftovers = takeLeftovers(on: thread) }
             return outcome
         }
         #if DEBUG
             LockOrder.didUnlockAfterTransaction(self)
         #endif
-        if !released.isEmpty { released.settle() }
+        replaced = nil
+        if let leftovers = consume leftovers { finish(leftovers) }
         let isTracing = traceFlag.isOn
         if isTracing { Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self) }
         // Consumed, so that the round moves into `deliver` instead of being copied (a retain and a release).
@@ -49,34 +54,35 @@ extension ViewModel {
     /// if it throws.
     @inlinable
     final func performNested<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        let saved = current
+        var saved = current
         let savedAssignments = assignments
         do throws(E) {
             return try body()
         } catch {
-            current = saved
+            swap(&current, &saved)
             assignments = savedAssignments
+            // The lock is still held: the draft goes when the outer transaction unlocks.
+            releaseWhenTransactionEnds(saved)
             throw error
         }
     }
 
     /// Ends the transaction running under the lock and asks for a delivery round if subscribers need one.
     ///
+    /// - Parameter replaced: Receives the committed state that a change replaces, to be released after unlocking.
     /// - Returns: The round this thread must deliver once the lock is released; `nil` when there is nothing to
     ///   say, nobody to tell, or an active deliverer (maybe this thread, further up the stack) will pick the new
     ///   state up in its next round.
     @inlinable
     @inline(__always)
-    final func finishTransaction(changed: Bool, on thread: UInt) -> Round? {
+    final func finishTransaction(changed: Bool, on thread: UInt, replaced: inout State?) -> Round? {
         transactionOwner.store(0, ordering: .relaxed)
         assignments = 0
-        if changed {
-            version &+= 1
-            snapshotLock.withLock { committed = current }
-        }
-        guard changed || hasPendingFirstRenders, !subscribers.isEmpty else { return nil }
-        hasPendingFirstRenders = false
-        guard becomeDelivererOrRequestRound(on: thread) else { return nil }
+        guard changed else { return nil }
+        version &+= 1
+        replaced = current
+        snapshotLock.withLock { swap(&committed, &replaced!) }
+        guard !subscribers.isEmpty, becomeDelivererOrRequestRound(on: thread) else { return nil }
         return currentRound()
     }
 
@@ -109,8 +115,9 @@ extension ViewModel {
         var released = ReleasedSubscribers<State>.none
         let result = withLockUnlessInTransaction { () -> R in
             let result = body(&released)
-            if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
-                releasedInTransaction.take(&released)
+            if !released.isEmpty, transactionOwner.load(ordering: .relaxed) == ThreadID.current {
+                leftovers.released.take(&released)
+                hasLeftovers = true
             }
             return result
         }

@@ -16,8 +16,8 @@ extension ViewModel {
     @inlinable
     @discardableResult
     public final func subscribe<V: StatefulView>(view: V) -> StateSubscription where V.State == State {
-        subscription(of: view, replacingLive: false) { target, state, _, willCall in
-            willCall()
+        subscription(of: view, replacingLive: false) { target, state, _, notice in
+            notice.willCall(target)
             unsafeDowncast(target, to: V.self).render(state: state)
         }
     }

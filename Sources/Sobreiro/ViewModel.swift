@@ -76,16 +76,16 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @usableFromInline
     final let traceFlag = Trace.flag
 
-    /// Set when a subscriber added inside a transaction waits for its first state. Guarded by `lock`.
+    /// What the running transaction leaves to do once it unlocks. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    final var hasPendingFirstRenders = false
+    final var leftovers = TransactionLeftovers<State>()
 
-    /// Entries let go of inside a transaction on its own thread, which still holds the lock: the transaction
-    /// releases them after it unlocks. Guarded by `lock`.
+    /// Whether `leftovers` holds anything, so that a transaction that left nothing tests one flag. Guarded by
+    /// `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    final var releasedInTransaction: ReleasedSubscribers<State> = .none
+    final var hasLeftovers = false
 
     /// Creates a view model holding `initialState`.
     ///

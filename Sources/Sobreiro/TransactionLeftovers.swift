@@ -1,0 +1,71 @@
+/// What a transaction leaves to do once it unlocks, gathered under the model's lock while it runs.
+///
+/// Inside a transaction the model's lock is held, so nothing that can run user code may happen there: letting go
+/// of an entry or of a state (whose `deinit` may use the model), waiting for a call that another thread runs (that
+/// call may wait for the lock), or rendering a view. The transaction collects that work here and does it after it
+/// unlocks, in this order: waits and releases, then first renders.
+@usableFromInline
+struct TransactionLeftovers<State: ViewState> {
+    /// Entries let go of or ended inside the transaction: their running calls are waited for, then they are
+    /// released.
+    @usableFromInline
+    var released: ReleasedSubscribers<State> = .none
+
+    /// Drafts that nested transactions rolled back.
+    @usableFromInline
+    var droppedStates: ContiguousArray<State> = []
+
+    /// Subscriptions made inside the transaction, each rendered the committed state once it ends, with whether
+    /// the transaction claimed its calls under the lock (see `ViewModel.takeLeftovers(on:)`).
+    @usableFromInline
+    var firstRenders: ContiguousArray<(subscriber: Subscriber<State>, isClaimed: Bool)> = []
+
+    @inlinable
+    init() {}
+}
+
+extension ViewModel {
+    /// Keeps `subscriber`'s first render for the end of the transaction running on this thread. Called under the
+    /// lock, by that transaction.
+    @inlinable
+    final func renderWhenTransactionEnds(_ subscriber: Subscriber<State>) {
+        leftovers.firstRenders.append((subscriber, false))
+        hasLeftovers = true
+    }
+
+    /// Keeps `state`, which a nested transaction rolled back, until the transaction running on this thread unlocks.
+    @inlinable
+    final func releaseWhenTransactionEnds(_ state: consuming State) {
+        leftovers.droppedStates.append(state)
+        hasLeftovers = true
+    }
+
+    /// Takes what the ending transaction left to do; called under the lock, once the state is committed.
+    ///
+    /// Claims the calls of the subscriptions made in the transaction for this thread before any deliverer can
+    /// see them: a subscription made in a transaction is an ordinary subscription delayed to the unlock, rendered
+    /// by this thread before `write` returns even while another thread delivers. An entry that another thread
+    /// is calling (a live one that the subscribe kept) is caught up after that call instead.
+    @inlinable
+    final func takeLeftovers(on thread: UInt) -> TransactionLeftovers<State> {
+        hasLeftovers = false
+        var taken = TransactionLeftovers<State>()
+        swap(&taken, &leftovers)
+        for index in taken.firstRenders.indices {
+            taken.firstRenders[index].isClaimed = taken.firstRenders[index].subscriber.beginCall(on: thread)
+        }
+        return taken
+    }
+
+    /// Does what a transaction left to do, with no lock held.
+    @inlinable
+    final func finish(_ leftovers: consuming TransactionLeftovers<State>) {
+        var released = ReleasedSubscribers<State>.none
+        swap(&released, &leftovers.released)
+        released.settle()
+        leftovers.droppedStates = []
+        for (subscriber, isClaimed) in leftovers.firstRenders {
+            catchUp(subscriber, isClaimed: isClaimed)
+        }
+    }
+}

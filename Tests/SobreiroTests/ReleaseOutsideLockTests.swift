@@ -1,0 +1,111 @@
+import Dispatch
+import Foundation
+import Sobreiro
+import Synchronization
+import Testing
+
+/// Runs `onDeinit` when the last reference goes.
+final class ReleaseSpy: Sendable {
+    let onDeinit: @Sendable () -> Void
+    init(onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
+}
+
+/// A state that may hold the last reference to a spy; equal when it holds the same spy and count.
+struct SpyHolder: ViewState {
+    var spy: ReleaseSpy?
+    var count = 0
+    static func == (lhs: SpyHolder, rhs: SpyHolder) -> Bool { lhs.spy === rhs.spy && lhs.count == rhs.count }
+}
+
+final class WeakModelBox<State: ViewState>: @unchecked Sendable {
+    weak var model: ViewModel<State>?
+}
+
+/// Runs `body` on a thread of its own and tells whether it returned within `seconds`: `false` means that it
+/// blocked on something the calling thread holds.
+func returnsPromptly(within seconds: Double = 3, _ body: @escaping @Sendable () -> Void) -> Bool {
+    onAnotherThread(body).wait(timeout: .now() + seconds) == .success
+}
+
+/// Tells, from a `deinit`, which locks of `model` the releasing thread still holds.
+func locksHeld(by model: ViewModel<SpyHolder>) -> String {
+    var held: [String] = []
+    if !returnsPromptly({ _ = model.state }) { held.append("snapshot lock") }
+    if !returnsPromptly({ _ = model.subscriberCount }) { held.append("model lock") }
+    return held.isEmpty ? "released unlocked" : "released under " + held.joined(separator: ", ")
+}
+
+/// R4: states that the library lets go of are released after it unlocks, so their `deinit` may use the model.
+@Suite("States released outside the library's locks")
+struct ReleaseOutsideLockTests {
+    @Test("R4: the replaced committed state is released with no lock of the model held")
+    func committedStateReleasedOutsideLocks() {
+        let box = WeakModelBox<SpyHolder>()
+        let log = EventLog()
+        let model = ViewModel(
+            initialState: SpyHolder(spy: ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } })
+        )
+        box.model = model
+        model.write { $0 = SpyHolder(spy: nil, count: 1) }
+        #expect(model.state.count == 1)
+        #expect(log.all == ["released unlocked"])
+    }
+
+    @Test("R4: a rolled-back draft is released with no lock of the model held")
+    func rolledBackDraftReleasedOutsideLocks() {
+        let box = WeakModelBox<SpyHolder>()
+        let log = EventLog()
+        let model = ViewModel(initialState: SpyHolder())
+        box.model = model
+        struct Failure: Error {}
+        #expect(throws: Failure.self) {
+            try model.write { () throws(Failure) in
+                model.state = SpyHolder(
+                    spy: ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } })
+                throw Failure()
+            }
+        }
+        #expect(log.all == ["released unlocked"])
+    }
+
+    @Test("R4: a draft rolled back by a nested transaction is released after the outer one unlocks")
+    func nestedRolledBackDraftReleasedOutsideLocks() {
+        let box = WeakModelBox<SpyHolder>()
+        let log = EventLog()
+        let model = ViewModel(initialState: SpyHolder())
+        box.model = model
+        struct Failure: Error {}
+        model.write {
+            try? model.write { () throws(Failure) in
+                model.state = SpyHolder(
+                    spy: ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } })
+                throw Failure()
+            }
+            model.state.count = 1
+        }
+        #expect(model.state == SpyHolder(spy: nil, count: 1))
+        #expect(log.all == ["released unlocked"])
+    }
+
+    @Test("R4: a state sequence releases the state it drops with no lock of its buffer held")
+    func stateBufferReleasesOutsideLock() {
+        let log = EventLog()
+        let buffer = StateBuffer<SpyHolder>()
+        let model = ViewModel(
+            initialState: SpyHolder(
+                spy: ReleaseSpy {
+                    // Takes the buffer's lock on another thread, as a consumer would.
+                    if !returnsPromptly({ buffer.keepAlive(ReleaseSpy {}) }) {
+                        log.record("deinit ran under the state buffer's lock")
+                    }
+                }
+            )
+        )
+        // The first render puts the initial state into the buffer, which then holds the spy's last reference.
+        model.connect(buffer)
+        let writer = onAnotherThread { model.write { $0 = SpyHolder(spy: nil, count: 1) } }
+        expectSignalled(writer)
+        #expect(log.all == [])
+    }
+}
