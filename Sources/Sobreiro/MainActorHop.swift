@@ -19,6 +19,9 @@ public import Synchronization
 ///   on the latest value, as a plain view does.
 /// - While values wait for the main queue, the hop holds its subscription. A model released meanwhile has still
 ///   committed those values, so the handler gets them and a view ends on the model's last state.
+/// - A target is never called inside its own call, even through another hop: the first value of a subscription
+///   made while its target is in a call (a view that subscribes itself again from its render) waits for the main
+///   queue instead.
 ///
 /// Inlinable, so that the hop is specialized for the value type, as the model's own delivery is.
 @usableFromInline
@@ -79,8 +82,13 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     @inlinable
     package func receive(_ value: Buffer.Value) {
         if mainActorThread.load(ordering: .relaxed) == ThreadID.current || MainQueue.isCurrent {
-            MainActor.assumeIsolated { handOver(arriving: value) }
-            return
+            let isInOwnCall = MainActor.assumeIsolated {
+                isConnecting && target.map { MainActorCalls.isCalling($0) } == true
+            }
+            if !isInOwnCall {
+                MainActor.assumeIsolated { handOver(arriving: value) }
+                return
+            }
         }
         let (mustSchedule, _) = lock.withLock { () -> (Bool, Buffer.Value?) in
             let wasEmpty = waiting.isEmpty
@@ -133,7 +141,9 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
                 continue  // the subscription is gone, and it held no waiting value
             }
             guard let target, !Buffer.isRepeat(value, remembering: &lastHandedOver) else { continue }
+            MainActorCalls.begin(target)
             handler(target, value)
+            MainActorCalls.end()
         }
     }
 
@@ -167,5 +177,29 @@ extension MainActorHop {
         hop.isConnecting = false
         hop.serve(subscription)
         return subscription
+    }
+}
+
+/// The targets whose handlers run on the main actor right now, innermost last, so that a hop can tell a target
+/// that would be called inside its own call. Main actor only; a handful deep at most.
+@usableFromInline
+@MainActor
+enum MainActorCalls {
+    @usableFromInline
+    static var targets: [ObjectIdentifier] = []
+
+    @inlinable
+    static func begin(_ target: AnyObject) {
+        targets.append(ObjectIdentifier(target))
+    }
+
+    @inlinable
+    static func end() {
+        targets.removeLast()
+    }
+
+    @inlinable
+    static func isCalling(_ target: AnyObject) -> Bool {
+        targets.contains(ObjectIdentifier(target))
     }
 }

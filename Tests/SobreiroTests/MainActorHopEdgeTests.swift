@@ -97,7 +97,7 @@ struct MainActorHopEdgeTests {
         #expect(view.rendered.last == model.state)
     }
 
-    @Test("Re-entrancy: a render that unsubscribes and resubscribes its own view nests a render inside itself")
+    @Test("D5: a main-actor view that unsubscribes and subscribes itself from its render is not re-entered")
     func resubscribeInsideRender() async {
         let model = CounterModel()
         let view = HookedView()
@@ -112,8 +112,8 @@ struct MainActorHopEdgeTests {
         #expect(runElsewhereHoldingMainQueue { model.increment() })
         await drainMainQueue()
 
-        // Observation only: the new subscription's first render runs inside the old one's render.
-        #expect(view.log == ["enter 0", "exit 0", "enter 1", "enter 1", "exit 1", "exit 1"])
+        // The new subscription's first render waits for the main queue, after the render that made it.
+        #expect(view.log == ["enter 0", "exit 0", "enter 1", "exit 1", "enter 1", "exit 1"])
         #expect(view.rendered.last == model.state)
         view.onRender = { _ in }  // it captured the view itself
     }
