@@ -32,7 +32,7 @@ struct EventHandlerCancelWaitTests {
             log.withLock { $0.append("cancel returned") }
         }
         // Released once the cancel waits for the call, or at once if it did not wait at all.
-        waitUntil { events.isCancelWaitingForHandler || log.withLock { $0.contains("cancel returned") } }
+        expectEventually { events.isCancelWaitingForHandler || log.withLock { $0.contains("cancel returned") } }
         released.signal()
         #expect(canceller.wait(timeout: .now() + 20) == .success, "deadlock: cancel never returned")
         #expect(sender.wait(timeout: .now() + 20) == .success, "deadlock: send never returned")
@@ -74,34 +74,12 @@ struct EventHandlerCancelWaitTests {
         events.send(.refreshed(1))
 
         let canceller = onAnotherThread { subscription.cancel() }
-        waitUntil { events.isCancelWaitingForHandler }
+        expectEventually { events.isCancelWaitingForHandler }
         released.signal()
         #expect(canceller.wait(timeout: .now() + 20) == .success, "deadlock: cancel never returned")
         #expect(sender.wait(timeout: .now() + 20) == .success, "deadlock: send never returned")
         events.send(.refreshed(2))
 
         #expect(received.withLock { $0 } == [.sessionExpired])
-    }
-}
-
-/// Runs `body` on a thread of its own and returns a semaphore signalled when it has returned.
-private func onAnotherThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-        body()
-        done.signal()
-    }.start()
-    return done
-}
-
-/// Waits until `condition` holds; fails instead of hanging.
-private func waitUntil(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) {
-    let deadline = DispatchTime.now() + 20
-    while !condition() {
-        guard DispatchTime.now() < deadline else {
-            Issue.record("the condition never held", sourceLocation: sourceLocation)
-            return
-        }
-        usleep(1000)
     }
 }

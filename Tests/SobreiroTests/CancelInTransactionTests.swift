@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Sobreiro
 import Synchronization
+import TestSupport
 import Testing
 
 /// R5 for a cancel made inside a transaction of the subscription's own model: the transaction waits for a

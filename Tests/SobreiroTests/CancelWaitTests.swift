@@ -2,22 +2,8 @@ import Dispatch
 import Foundation
 import Sobreiro
 import Synchronization
+import TestSupport
 import Testing
-
-/// Waits until `condition` holds; fails instead of hanging.
-func expectEventually(
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
-) {
-    let deadline = DispatchTime.now() + 20
-    while !condition() {
-        guard DispatchTime.now() < deadline else {
-            Issue.record("the condition never held", sourceLocation: sourceLocation)
-            return
-        }
-        usleep(1000)
-    }
-}
 
 /// A log that several threads append to, to check the order of what happened.
 final class EventLog: Sendable {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Sobreiro
 import Synchronization
+import TestSupport
 import Testing
 
 /// A semaphore pair that lets a test stop a render in the middle and let it go later.
@@ -22,22 +23,6 @@ final class RenderGate: Sendable {
     }
 
     func release() { released.signal() }
-}
-
-/// Runs `body` on a thread of its own and returns a semaphore signalled when it has returned.
-func onAnotherThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-        body()
-        done.signal()
-    }.start()
-    return done
-}
-
-func expectSignalled(_ done: DispatchSemaphore, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(
-        done.wait(timeout: .now() + 20) == .success, "deadlock: the work never finished", sourceLocation: sourceLocation
-    )
 }
 
 /// V1 under concurrency: `subscribe(view:)` renders before it returns even while another thread delivers, and

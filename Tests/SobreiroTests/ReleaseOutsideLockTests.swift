@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Sobreiro
 import Synchronization
+import TestSupport
 import Testing
 
 /// Runs `onDeinit` when the last reference goes.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Sobreiro
 import Synchronization
+import TestSupport
 import Testing
 
 /// V1 and V3 when the view's calls belong to another thread, or the subscribe waits for a transaction to end:
