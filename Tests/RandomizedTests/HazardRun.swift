@@ -93,9 +93,11 @@ enum HazardRun {
             let origin =
                 "\(family) seed \(seed) (replay with SOBREIRO_FUZZ_HAZARD=\(family) SOBREIRO_FUZZ_SEED=\(seed))"
             var firstFailure: Int?
-            // A seed runs to its end once something broke, so that its report lists every kind of failure it
-            // reaches, each at the step that first showed it.
+            // A seed stops at the step that broke something, since later steps may each wait out `waitLimit` on
+            // the same fault; with `SOBREIRO_FUZZ_HAZARD_SCAN=1` it runs to its end, so that its report lists every
+            // kind of failure it reaches, each at the step that first showed it.
             for (index, hazard) in hazards.enumerated() {
+                if firstFailure != nil && !FuzzConfiguration.scansHazards { break }
                 progress.step("\(origin), step \(index + 1): \(hazard)")
                 if FuzzConfiguration.tracesOperations {
                     print("\(Date().timeIntervalSince1970) \(family) seed \(seed) step \(index + 1): \(hazard)")

@@ -2,6 +2,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 
 /// The real library, driven by operations, next to the `Reference` that says what it should do.
 ///
@@ -118,7 +119,8 @@ final class World {
         guard effects.lower() else { return }
         for record in records.values {
             guard let model = record.model, model.activations > 0 else { continue }
-            await SobreiroTesting.settleEffects(of: model)
+            // Settling waits for the main queue too, which another suite's steps may hold for a while.
+            await SobreiroTesting.settleEffects(of: model, timeout: .seconds(5 * sanitizerSlowdown))
         }
     }
 }
