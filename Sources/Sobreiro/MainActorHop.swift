@@ -19,9 +19,9 @@ public import Synchronization
 ///   on the latest value, as a plain view does.
 /// - While values wait for the main queue, the hop holds its subscription. A model released meanwhile has still
 ///   committed those values, so the handler gets them and a view ends on the model's last state.
-/// - A target is never called inside its own call, even through another hop: the first value of a subscription
-///   made while its target is in a call (a view that subscribes itself again from its render) waits for the main
-///   queue instead.
+/// - A target is never called inside its own call, even through another hop: a value that reaches the main actor
+///   for a target whose call is running (a view that subscribed itself again from its render, or that follows two
+///   models and wrote one from its render of the other) waits for the main queue instead.
 ///
 /// Inlinable, so that the hop is specialized for the value type, as the model's own delivery is.
 @usableFromInline
@@ -82,9 +82,7 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     @inlinable
     package func receive(_ value: Buffer.Value) {
         if mainActorThread.load(ordering: .relaxed) == ThreadID.current || MainQueue.isCurrent {
-            let isInOwnCall = MainActor.assumeIsolated {
-                isConnecting && target.map { MainActorCalls.isCalling($0) } == true
-            }
+            let isInOwnCall = MainActor.assumeIsolated { target.map { MainActorCalls.isCalling($0) } == true }
             if !isInOwnCall {
                 MainActor.assumeIsolated { handOver(arriving: value) }
                 return
