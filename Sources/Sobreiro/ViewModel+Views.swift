@@ -4,7 +4,12 @@ extension ViewModel {
     /// From then on `view` renders every committed change that differs from the previous state, in commit
     /// order, on the thread that delivers it. The model holds `view` weakly: once `view` is deallocated it is
     /// never called again and stops counting in ``subscriberCount``, with no unsubscribe call needed.
-    /// Subscribing a view that is already subscribed keeps the one subscription and returns its token.
+    /// Subscribing a view that is already subscribed keeps the one subscription and returns its token, once the
+    /// view has rendered the current state: if another thread is rendering it, this waits for that render, so a
+    /// render must not block on the thread that subscribes its view again.
+    ///
+    /// Called from a render or handler of this model, `subscribe` returns at once, and `view` renders right after
+    /// the current call returns, so that a view is never called inside its own render.
     ///
     /// ```swift
     /// let printer = ListPrinter()
