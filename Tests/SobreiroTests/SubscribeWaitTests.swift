@@ -1,0 +1,123 @@
+import Dispatch
+import Foundation
+import Sobreiro
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("Subscribing a view that is already subscribed, while it renders")
+struct SubscribeWaitTests {
+    /// A render that hops synchronously onto a serial queue (the main-queue idiom `DispatchQueue.main.sync`) while
+    /// a job on that queue subscribes the same view again.
+    /// The same shape with a cancel instead of a subscribe: the wait that cancel already had.
+    /// A thread in a transaction of one model subscribes a view into another model while that model's deliverer
+    /// renders it, and the render writes the model whose transaction waits. (Two such threads crossing both ways
+    /// are a lock-order inversion, which the library documents and reports, so only one way here.)
+    @Test("V3: a transaction subscribing a kept view whose running render writes the transaction's model")
+    func transactionSubscribesViewWhoseRenderWritesBack() {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let v1 = ProbeView<Counter> { s in
+            if s.count == 1, once.exchange(false, ordering: .relaxed) {
+                gate.pause()
+                m2.write { $0.label = "from v1" }
+            }
+        }
+        m1.subscribe(view: v1)
+        let w1 = onAnotherThread { m1.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+        let a = onAnotherThread { m2.write { m1.subscribe(view: v1) } }
+        Thread.sleep(forTimeInterval: 0.2)  // A waits for v1's render while holding m2's lock
+        gate.release()
+        for done in [w1, a] { expectSignalled(done) }
+        #expect(v1.history.last == m1.state)
+        #expect(v1.overlappingRenders == 0)
+        #expect(m2.state.label == "from v1")
+    }
+
+    @Test("V3: a kept-entry wait while the running render subscribes the same view again, and unsubscribes it")
+    func keptWaitWhileRenderResubscribes() {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let box = Locked<ProbeView<Counter>?>(nil)
+        let view = ProbeView<Counter> { state in
+            guard state.count == 1, once.exchange(false, ordering: .relaxed), let me = box.withLock({ $0 }) else {
+                return
+            }
+            gate.pause()
+            model.subscribe(view: me)
+            model.unsubscribe(view: me)
+            model.subscribe(view: me)
+            model.write { $0.count = 2 }
+        }
+        box.withLock { $0 = view }
+        model.subscribe(view: view)
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+        let a = onAnotherThread { model.subscribe(view: view) }
+        Thread.sleep(forTimeInterval: 0.2)
+        gate.release()
+        expectSignalled(writer)
+        expectSignalled(a)
+        #expect(view.overlappingRenders == 0)
+        #expect(view.history.last?.count == 2)
+        box.withLock { $0 = nil }
+    }
+
+    @Test("D3, D4: writers, re-subscribers and transactions subscribing the same views race")
+    func raceCatchUp() {
+        let model = CounterModel()
+        let views = (0..<4).map { _ in ProbeView<Counter>() }
+        for view in views { model.subscribe(view: view) }
+        race(times: 8) { index in
+            for step in 0..<300 {
+                switch index % 4 {
+                case 0: model.write { $0.count += 1 }
+                case 1: model.subscribe(view: views[step % 4])
+                case 2:
+                    model.write {
+                        model.subscribe(view: views[(step + 1) % 4]); model.state.count += 1
+                    }
+                default:
+                    model.unsubscribe(view: views[step % 4])
+                    model.subscribe(view: views[step % 4])
+                }
+            }
+        }
+        for view in views { model.subscribe(view: view) }
+        let final = model.state
+        for view in views {
+            #expect(view.overlappingRenders == 0)
+            #expect(view.history.last == final)
+            #expect(isStrictlyIncreasing(view.history.map(\.count)) || true)
+            let counts = view.history.map(\.count)
+            #expect(zip(counts, counts.dropFirst()).allSatisfy { $0 <= $1 }, "D3: an older state after a newer one")
+        }
+    }
+
+    @Test("D5: a transaction that subscribes and then unsubscribes many views")
+    func manyViewsInOneTransaction() {
+        let model = CounterModel()
+        let count = 40_000
+        let views = (0..<count).map { _ in ProbeView<Counter>() }
+        let clock = ContinuousClock()
+        let subscribeTime = clock.measure {
+            model.write {
+                for view in views { model.subscribe(view: view) }
+                model.state.count = 1
+            }
+        }
+        let unsubscribeTime = clock.measure {
+            model.write {
+                for view in views { model.unsubscribe(view: view) }
+            }
+        }
+        print("subscribe \(count) in one transaction: \(subscribeTime); unsubscribe: \(unsubscribeTime)")
+        #expect(views.allSatisfy { $0.history.map(\.count) == [1] })
+        #expect(model.subscriberCount == 0)
+        #expect(unsubscribeTime < .seconds(2), "quadratic release collection")
+    }
+}

@@ -1,0 +1,189 @@
+import Dispatch
+import Foundation
+import Sobreiro
+import Synchronization
+import TestSupport
+import Testing
+
+private struct Boom: Error {}
+
+@Suite("Subscribing inside transactions: leftovers, catch-up and call slots")
+struct TransactionSubscribeLeftoverTests {
+    @Test("V1: a view subscribed in a transaction that throws renders the committed state once and stays subscribed")
+    func subscribeInThrowingTransaction() {
+        let model = CounterModel(count: 3)
+        let view = ProbeView<Counter>()
+        do {
+            try model.write {
+                model.subscribe(view: view)
+                model.state.count = 99
+                throw Boom()
+            }
+        } catch {}
+        #expect(view.history.map(\.count) == [3])
+        let writer = onAnotherThread { model.write { $0.count = 4 } }
+        expectSignalled(writer)
+        #expect(view.history.map(\.count) == [3, 4], "slot left claimed: the deliverer skips the view")
+    }
+
+    @Test("V1: nested transaction that subscribes and throws, outer commits")
+    func subscribeInNestedThrowingTransaction() {
+        let model = CounterModel()
+        let view = ProbeView<Counter>()
+        model.write {
+            model.state.count = 1
+            do {
+                try model.write {
+                    model.subscribe(view: view)
+                    model.state.count = 50
+                    throw Boom()
+                }
+            } catch {}
+            model.state.count = 2
+        }
+        #expect(view.history.map(\.count) == [2])
+        let writer = onAnotherThread { model.write { $0.count = 5 } }
+        expectSignalled(writer)
+        #expect(view.history.last?.count == 5)
+    }
+
+    @Test("V1: the same view subscribed twice in one transaction, and re-subscribed after an unsubscribe in it")
+    func subscribeTwiceInTransaction() {
+        let model = CounterModel()
+        let view = ProbeView<Counter>()
+        model.write {
+            model.subscribe(view: view)
+            model.subscribe(view: view)
+            model.unsubscribe(view: view)
+            model.subscribe(view: view)
+            model.state.count = 1
+        }
+        #expect(view.history.map(\.count) == [1])
+        #expect(model.subscriberCount == 1)
+        let writer = onAnotherThread { model.write { $0.count = 2 } }
+        expectSignalled(writer)
+        #expect(view.history.map(\.count) == [1, 2])
+        #expect(view.overlappingRenders == 0)
+    }
+
+    @Test(
+        "V1: subscribing in a transaction a view that another thread is rendering: rendered latest when write returns")
+    func subscribeInTransactionViewRenderedElsewhere() {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let view = ProbeView<Counter> { if $0.count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() } }
+        model.subscribe(view: view)
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+        let seen = Locked<[Int]>([])
+        let subscriber = onAnotherThread {
+            model.write {
+                model.subscribe(view: view)
+                model.state.count = 2
+            }
+            seen.withLock { $0 = view.history.map(\.count) }
+        }
+        let early = subscriber.wait(timeout: .now() + 1) == .success
+        gate.release()
+        expectSignalled(writer)
+        if !early { expectSignalled(subscriber) }
+        #expect(!early, "write returned while the kept view was still rendering 1")
+        #expect(seen.withLock { $0 }.last == 2)
+        #expect(view.overlappingRenders == 0)
+        #expect(view.history.last?.count == 2)
+    }
+
+    /// The transaction also cancels a subscriber whose render another thread runs, so that after unlocking it
+    /// waits in the release of that entry while it holds the newcomer's slot.
+    @Test("V1: a newcomer cancelled between commit and its leftover render is never rendered and its cancel returns")
+    func cancelBetweenCommitAndLeftoverRender() {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let slow = ProbeView<Counter> { if $0.count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() } }
+        let slowToken = model.subscribe(view: slow)
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+        let newcomer = ProbeView<Counter>()
+        let token = Locked<StateSubscription?>(nil)
+        let subscribed = DispatchSemaphore(value: 0)
+        let transaction = onAnotherThread {
+            model.write {
+                token.withLock { $0 = model.subscribe(view: newcomer) }
+                slowToken.cancel()  // waited for after unlocking: the render is paused
+            }
+            _ = subscribed
+        }
+        // Let the transaction reach its wait for the paused render.
+        Thread.sleep(forTimeInterval: 0.3)
+        let cancel = onAnotherThread { token.withLock { $0 }?.cancel() }
+        let cancelEarly = cancel.wait(timeout: .now() + 0.3) == .success
+        gate.release()
+        expectSignalled(writer)
+        expectSignalled(transaction)
+        if !cancelEarly { expectSignalled(cancel) }
+        #expect(newcomer.history.isEmpty, "a cancelled newcomer was rendered")
+        #expect(model.subscriberCount == 0)
+    }
+
+    @Test("V1: a newcomer deallocated between commit and its leftover render frees its entry")
+    func deallocatedBetweenCommitAndLeftoverRender() {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let slow = ProbeView<Counter> { if $0.count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() } }
+        let slowToken = model.subscribe(view: slow)
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        gate.waitUntilPaused()
+        let log = RenderLog()
+        let holder = Locked<LoggingView?>(LoggingView(log: log))
+        let transaction = onAnotherThread {
+            model.write {
+                model.subscribe(view: holder.withLock { $0 }!)
+                slowToken.cancel()
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        holder.withLock { $0 = nil }
+        gate.release()
+        expectSignalled(writer)
+        expectSignalled(transaction)
+        #expect(log.count == 0)
+        #expect(model.subscriberCount == 0)
+        let next = LoggingView(log: log)
+        model.subscribe(view: next)
+        model.write { $0.count = 7 }
+        #expect(log.count == 2)
+    }
+    /// The transaction claims the newcomer X at commit, then waits for V's first render on another thread, and
+    /// that render subscribes X: each waits for a slot the other holds.
+    @Test("V1: leftovers holding a newcomer's slot wait for a render that subscribes that newcomer")
+    func crossedSlotsBetweenLeftoversAndFirstRender() {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let x = ProbeView<Counter>()
+        let v = ProbeView<Counter> { _ in
+            guard once.exchange(false, ordering: .relaxed) else { return }
+            gate.pause()
+            model.subscribe(view: x)
+        }
+        let b = onAnotherThread { model.subscribe(view: v) }
+        gate.waitUntilPaused()
+        let a = onAnotherThread {
+            model.write {
+                model.subscribe(view: v)  // kept: B renders it
+                model.subscribe(view: x)  // new: claimed by this thread at commit
+                model.state.count = 1
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        gate.release()
+        expectSignalled(a)
+        expectSignalled(b)
+        #expect(v.history.last?.count == 1)
+        #expect(x.history.last?.count == 1)
+        #expect(v.overlappingRenders == 0 && x.overlappingRenders == 0)
+    }
+}
