@@ -22,13 +22,7 @@ struct MainActorReentryTests {
         #expect(
             !view.log.starts(with: ["enter 0", "exit 0", "enter 0", "exit 0", "enter 1", "enter 0x"]),
             "the view was rendered inside its own render")
-        var depth = 0
-        var maxDepth = 0
-        for entry in view.log {
-            depth += entry.hasPrefix("enter") ? 1 : -1
-            maxDepth = max(maxDepth, depth)
-        }
-        #expect(maxDepth == 1, "nested render: \(view.log)")
+        #expect(deepestRender(in: view.log) == 1, "rendered inside its own render: \(view.log)")
         view.onRender = { _ in }
     }
 
@@ -48,13 +42,7 @@ struct MainActorReentryTests {
         #expect(runElsewhereHoldingMainQueue { model.increment() })
         await drainMainQueue()
         await drainMainQueue()
-        var depth = 0
-        var maxDepth = 0
-        for entry in view.log {
-            depth += entry.hasPrefix("enter") ? 1 : -1
-            maxDepth = max(maxDepth, depth)
-        }
-        #expect(maxDepth == 1, "rendered inside its own render: \(view.log)")
+        #expect(deepestRender(in: view.log) == 1, "rendered inside its own render: \(view.log)")
         #expect(view.rendered.last == model.state)
         view.onRender = { _ in }
     }
@@ -79,4 +67,15 @@ struct MainActorReentryTests {
         #expect(view.log == ["enter 0", "exit 0", "enter 1", "exit 1", "enter 1", "exit 1"])
         view.onRender = { _ in }
     }
+}
+
+/// How deep renders went inside each other, from a log of "enter …" and "exit …" entries: 1 when none nested.
+private func deepestRender(in log: [String]) -> Int {
+    var depth = 0
+    var deepest = 0
+    for entry in log {
+        depth += entry.hasPrefix("enter") ? 1 : -1
+        deepest = max(deepest, depth)
+    }
+    return deepest
 }
