@@ -84,10 +84,11 @@ final class Gate: Sendable {
 func writeElsewhere(stoppingAt gate: Gate, findings: Findings, _ write: @escaping @Sendable () -> Void) {
     let returned = Counter()
     let wasHolding = gate.isHolding
-    DispatchQueue.global().async {
+    // A thread of its own, not a dispatch worker: the concurrent runs may keep every worker busy for seconds.
+    Thread {
         write()
         returned.increment()
-    }
+    }.start()
     let ended = waitUntil { returned.value > 0 || (!wasHolding && gate.isHolding) }
     if !ended {
         findings.record(
