@@ -100,4 +100,10 @@ extension ViewModel {
     final func isDelivering(on thread: UInt) -> Bool {
         deliveringThread.load(ordering: .relaxed) == thread
     }
+
+    /// Whether the calling thread delivers this model's states further up its stack, directly or through other
+    /// models: a view subscribed now renders right after the current call rather than before `subscribe` returns.
+    package final var isDeliveringOnCurrentThread: Bool {
+        isDelivering(on: ThreadID.current)
+    }
 }

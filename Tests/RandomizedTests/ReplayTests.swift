@@ -21,6 +21,19 @@ struct ReplayTests {
         ])
     }
 
+    @Test("D5, V1: a view subscribed to a model from a render nested in that model's delivery renders right after")
+    func subscribeInsideNestedDelivery() async {
+        // Model 2's delivery reaches model 1's handler, whose write renders view 3, which subscribes view 5 to
+        // model 2: a subscribe inside a delivery of model 2, through another model.
+        await replay(operations: [
+            .makeView(view: 3, of: .model(1), reaction: .subscribe(view: 5)),
+            .follow(follower: 1, publisher: 2, form: .closure),
+            .makeView(view: 5, of: .model(2), reaction: .none),
+            .subscribe(view: 3),
+            .write(model: 2, value: 2),
+        ])
+    }
+
     @Test("V1, V3: a view that subscribes itself again from a render keeps one subscription and one token")
     func renderSubscribesItself() async {
         await replay(operations: [

@@ -71,7 +71,7 @@ extension World {
         switch reaction {
         case .subscribe(let target):
             views[slot]?.pendingReaction = .none
-            subscribeView(target, fromRenderOf: views[slot]?.model)
+            subscribeView(target)
         case .unsubscribe(let target):
             views[slot]?.pendingReaction = .none
             unsubscribeView(target)
@@ -80,9 +80,8 @@ extension World {
         }
     }
 
-    /// Subscribes the view in `slot` to its model; from an operation, or re-entrantly from a render of a view of
-    /// `renderer`.
-    func subscribeView(_ slot: Int, fromRenderOf renderer: ViewModel<Tally>? = nil) {
+    /// Subscribes the view in `slot` to its model; from an operation, or re-entrantly from a render.
+    func subscribeView(_ slot: Int) {
         guard let entry = views[slot], let model = entry.model else { return }
         let rendersBefore = entry.probe.renders
         if entry.isSubscribed {
@@ -100,14 +99,15 @@ extension World {
         // Marked first: the first render may unsubscribe this very view, re-entrantly.
         views[slot]?.isSubscribed = true
         views[slot]?.isSubscribing = true
+        let isInsideDelivery = model.isDeliveringOnCurrentThread
         let token = Self.subscribe(entry.probe, to: model)
         views[slot]?.isSubscribing = false
         let previous = views[slot]?.token
         views[slot]?.staleToken = previous
         views[slot]?.token = token
-        // From a render of the same model, the first render may come right after that render instead (D5): the
-        // checks after the operation see that it came.
-        if entry.probe.renders == rendersBefore, renderer == nil || renderer !== model {
+        // Inside a delivery of the same model, directly or through the renders and handlers of others, the first
+        // render comes right after the current call instead (D5): the checks after the operation see that it came.
+        if entry.probe.renders == rendersBefore, !isInsideDelivery {
             violation("V1", "subscribe(view:) returned before rendering view \(slot) (v\(entry.id))")
         }
     }
