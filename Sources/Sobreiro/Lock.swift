@@ -26,9 +26,7 @@ public import Synchronization
         @inlinable
         @inline(__always)
         package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-            os_unfair_lock_lock(primitive)
-            defer { os_unfair_lock_unlock(primitive) }
-            return try body()
+            try withLock(reportingWait: { wait in wait() }, body)
         }
 
         /// Runs `body` while holding the lock; if another thread holds it, the wait for it runs inside `report`,
@@ -110,17 +108,7 @@ public import Synchronization
         @inlinable
         @inline(__always)
         package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-            let (acquired, _) = state.compareExchange(
-                expected: 0,
-                desired: 1,
-                successOrdering: .acquiring,
-                failureOrdering: .relaxed
-            )
-            if !acquired { waitForLock() }
-            defer {
-                if state.exchange(0, ordering: .releasing) == 2 { wakeOneWaiter() }
-            }
-            return try body()
+            try withLock(reportingWait: { wait in wait() }, body)
         }
 
         /// Runs `body` while holding the lock; if another thread holds it, the wait for it runs inside `report`,
