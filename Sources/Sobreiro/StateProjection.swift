@@ -94,19 +94,19 @@ extension ViewModel {
     }
 }
 
-/// The last value one projection subscription delivered. Only the model's deliverer touches it, one
-/// delivery at a time (see `ViewModel+Delivery.swift`).
+/// The last value one subscription delivered, a projection's or an effect's. Only the model's deliverer touches
+/// it, one delivery at a time (see `ViewModel+Delivery.swift`).
 @usableFromInline
-final class LastValue<Value: Equatable>: @unchecked Sendable {
+package final class LastValue<Value: Equatable>: @unchecked Sendable {
     @usableFromInline
     var value: Value?
 
     @inlinable
-    init() {}
+    package init() {}
 
     /// Stores `newValue` and tells whether it differs from the value stored before.
     @inlinable
-    func replace(with newValue: Value) -> Bool {
+    package func replace(with newValue: Value) -> Bool {
         guard value != newValue else { return false }
         value = newValue
         return true

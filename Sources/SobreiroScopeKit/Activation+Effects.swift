@@ -50,7 +50,7 @@ extension Activation {
     ) -> Bool where Model: ViewModel<State> {
         // The model's own states, which it already deduplicates: no projection, no second comparison.
         startEffect(strategy: strategy, freshness: .unchangedState, operation: operation, reduce: reduce) {
-            runner, receive in
+            runner, receive, _ in
             // With the version of each state, which stamps the run it starts.
             self.model.subscription(of: runner, replacingLive: false) { target, state, version in
                 receive(target, state, version, predicate(state))
@@ -69,6 +69,8 @@ extension Activation {
     /// written still holds the value the run was given, and no newer value has reached the effect since. The
     /// value is checked on the committed state just before the write-back transaction, outside the model's lock,
     /// and the transaction writes only if no change committed in between; otherwise the value is checked again.
+    /// A run that finds another value waits: the effect hearing of that value ends it, and the effect hearing a
+    /// state with the run's value again lets it write back.
     /// A value that changes and changes back before the effect hears of the change counts as unchanged: the run
     /// for the first occurrence may write into the second, and if the effect then hears of the change, the run
     /// that the change starts writes back too.
@@ -96,18 +98,27 @@ extension Activation {
         run operation: @escaping @Sendable (Value) async throws(Failure) -> Output,
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) -> Bool where Model: ViewModel<State> {
-        let values = model.map(value)
         let freshness = EffectFreshness<State, Value>.unchangedValue(of: value)
         return startEffect(strategy: strategy, freshness: freshness, operation: operation, reduce: reduce) {
-            runner, receive in
-            // No stamp: the write-back checks the value itself.
-            values.subscribe(runner, distinct: true) { target, value in receive(target, value, 0, true) }
+            runner, receive, hear in
+            // Every state, not only those with a new value: a write-back waiting for its value to hold again
+            // (see `EffectRunner`) checks it at each state the effect hears. Only this thread's deliveries touch
+            // `heard`.
+            let heard = LastValue<Value>()
+            return self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+                let value = value(state)
+                if heard.replace(with: value) {
+                    receive(target, value, version, true)
+                } else {
+                    hear(target)
+                }
+            }
         }
     }
 
-    /// Starts a runner and lets `follow` subscribe it to its triggers: `follow` gets the runner and the function
-    /// its subscription calls with each trigger, the version of the state it comes from (0 when the runner's
-    /// freshness does not use it), and whether it matches.
+    /// Starts a runner and lets `follow` subscribe it to its triggers: `follow` gets the runner, the function its
+    /// subscription calls with each trigger, the version of the state it comes from and whether it matches, and
+    /// the function it calls with each state that gives no trigger, if the runner's freshness needs to hear them.
     private func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
@@ -115,7 +126,8 @@ extension Activation {
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
         follow: (
             _ runner: AnyObject,
-            _ receive: @escaping @Sendable (_ runner: AnyObject, Trigger, _ version: UInt64, _ isMatch: Bool) -> Void
+            _ receive: @escaping @Sendable (_ runner: AnyObject, Trigger, _ version: UInt64, _ isMatch: Bool) -> Void,
+            _ hear: @escaping @Sendable (_ runner: AnyObject) -> Void
         ) -> StateSubscription
     ) -> Bool where Model: ViewModel<State> {
         guard isActive else { return false }
@@ -127,9 +139,11 @@ extension Activation {
             reduce: reduce
         )
         store(AnyCancellable { runner.end() })
+        typealias Runner = EffectRunner<State, Trigger, Output, Failure>
         let subscription = follow(runner) { target, trigger, version, isMatch in
-            unsafeDowncast(target, to: EffectRunner<State, Trigger, Output, Failure>.self)
-                .receive(trigger, version: version, isMatch: isMatch)
+            unsafeDowncast(target, to: Runner.self).receive(trigger, version: version, isMatch: isMatch)
+        } _: { target in
+            unsafeDowncast(target, to: Runner.self).hear()
         }
         runner.keep(subscription)
         return true

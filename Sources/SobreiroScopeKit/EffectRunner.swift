@@ -21,6 +21,10 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         var wanted: Set<UInt64> = []
         /// The tasks of wanted runs, once they are known.
         var tasks: [UInt64: Task<Void, Never>] = [:]
+        /// How many states the effect has heard that gave it no new trigger; see ``waitForNextState(of:after:)``.
+        var heard: UInt64 = 0
+        /// Write-backs waiting for the effect to hear another state.
+        var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
     private weak let model: ViewModel<State>?
@@ -65,23 +69,41 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
         // Most states neither match nor find an operation to cancel: they cost one atomic load.
         guard isMatch || (strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0) else { return }
-        let started = runs.withLock { runs -> (id: UInt64?, replaced: [Task<Void, Never>]) in
-            guard !runs.isEnded else { return (nil, []) }
+        let started = runs.withLock { runs -> (id: UInt64?, replaced: [Task<Void, Never>], waiting: [Waiting]) in
+            guard !runs.isEnded else { return (nil, [], []) }
             var replaced: [Task<Void, Never>] = []
+            var waiting: [Waiting] = []
             if strategy == .cancelOnNewState {
                 replaced = Array(runs.tasks.values)
                 runs.tasks.removeAll()
                 runs.wanted.removeAll()
+                swap(&waiting, &runs.waiting)
             }
             defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-            guard isMatch else { return (nil, replaced) }
+            guard isMatch else { return (nil, replaced, waiting) }
             runs.nextID &+= 1
             runs.wanted.insert(runs.nextID)
-            return (runs.nextID, replaced)
+            return (runs.nextID, replaced, waiting)
         }
         for task in started.replaced { task.cancel() }
+        // Their runs are no longer wanted: they find it out and return.
+        for write in started.waiting { write.resume() }
         if let id = started.id { start(trigger, id: id, stamp: version) }
     }
+
+    /// Takes a state that gave the effect no new trigger (its value did not change), on the thread that delivers
+    /// it: the write-backs waiting for a state check their value again.
+    func hear() {
+        let waiting = runs.withLock { runs in
+            runs.heard &+= 1
+            var waiting: [Waiting] = []
+            swap(&waiting, &runs.waiting)
+            return waiting
+        }
+        for write in waiting { write.resume() }
+    }
+
+    private typealias Waiting = CheckedContinuation<Void, Never>
 
     private func start(_ trigger: Trigger, id: UInt64, stamp: UInt64) {
         activity.begin()
@@ -111,7 +133,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                 return .failure(error)
             }
         }
-        writeBack(result, of: id, for: trigger, stamp: stamp)
+        await writeBack(result, of: id, for: trigger, stamp: stamp)
     }
 
     /// Writes `result` back if its run is still wanted and its trigger still current.
@@ -120,7 +142,18 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// lock: first on a copy of the committed state, which gives the version the write-back requires; then, in
     /// the transaction, by comparing that version with the committed one. If a change committed in between, the
     /// first step is taken again on the newer state.
-    private func writeBack(_ result: Result<Output, Failure>, of id: UInt64, for trigger: Trigger, stamp: UInt64) {
+    ///
+    /// A committed state that does not hold the run's value has not reached the effect yet, or the run would no
+    /// longer be wanted. The write-back waits for it: when the effect hears of the new value, the run ends; if the
+    /// value changes back before then, the effect hears a state with the run's value, and the run writes back.
+    /// Dropping the run there instead would leave the state without an answer for good, since the effect heard
+    /// no change and starts no new run.
+    private func writeBack(
+        _ result: Result<Output, Failure>,
+        of id: UInt64,
+        for trigger: Trigger,
+        stamp: UInt64
+    ) async {
         guard let model else { return }
         while true {
             // A run that is no longer wanted never is again: it needs no check, and no transaction.
@@ -130,10 +163,11 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             }
             var required: UInt64?
             if let freshness {
+                let heard = runs.withLock { $0.heard }
                 required = freshness.requiredVersion(of: model, for: trigger, stamp: stamp)
                 guard required != nil else {
-                    forget(id)
-                    return
+                    await waitForNextState(of: id, after: heard)
+                    continue
                 }
             }
             do throws(Rollback) {
@@ -162,6 +196,19 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         case stateChanged
     }
 
+    /// Returns once the effect has heard a state since it had heard `heard` states, or once the run `id` is no
+    /// longer wanted.
+    private func waitForNextState(of id: UInt64, after heard: UInt64) async {
+        await withCheckedContinuation { (write: Waiting) in
+            let waits = runs.withLock { runs in
+                guard runs.heard == heard, runs.wanted.contains(id) else { return false }
+                runs.waiting.append(write)
+                return true
+            }
+            if !waits { write.resume() }
+        }
+    }
+
     private func isWanted(_ id: UInt64) -> Bool {
         runs.withLock { $0.wanted.contains(id) }
     }
@@ -186,13 +233,17 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                 runs.isEnded = true
                 runs.wanted.removeAll()
                 wantedCount.store(0, ordering: .releasing)
-                defer { runs.tasks.removeAll() }
-                return Array(runs.tasks.values)
+                defer {
+                    runs.tasks.removeAll()
+                    runs.waiting.removeAll()
+                }
+                return (Array(runs.tasks.values), runs.waiting)
             }
         }
         // Inside a transaction, so that a write-back running on another thread either commits first or finds
         // its run unwanted.
-        let running = model.map { model in model.write { _ in drop() } } ?? drop()
+        let (running, waiting) = model.map { model in model.write { _ in drop() } } ?? drop()
         for task in running { task.cancel() }
+        for write in waiting { write.resume() }
     }
 }

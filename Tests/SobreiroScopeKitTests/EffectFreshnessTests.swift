@@ -96,8 +96,11 @@ struct EffectFreshnessTests {
     @Test("B3: cancelOnNewState: a value's result is dropped once the value changed, kept after other changes")
     func valueRunDroppedOnlyWhenTheValueMovedOn() async {
         let gates = ["a": Gate<String>(), "c": Gate<String>()]
+        let checks = Locked(0)
         let model = FeedModel { _, activation in
-            activation.effect(onChangeOf: \.query) { query in
+            activation.effect(onChangeOf: {
+                checks.withLock { $0 += 1 }; return $0.query
+            }) { query in
                 await gates[query]?.wait(honoursCancellation: false) ?? ""
             } reduce: { state, result in
                 state.results.append(result.get())
@@ -116,15 +119,58 @@ struct EffectFreshnessTests {
         await effectsStopped(of: model)
         #expect(model.state.results == ["", "C"])
 
-        // A new value, committed while a slow view holds up its delivery, drops the run for the old one.
+        // A new value, committed while a slow view holds up its delivery, keeps the run for the old one from
+        // writing back, and drops it once it reaches the effect.
         model.write { $0.query = "a" }
         let writer = await view.write({ $0.query = "b" }, to: model)
+        let checked = checks.withLock { $0 }
         gates["a"]!.open("A")
-        await effectsStopped(of: model)
+        await valueChecked(since: checked, by: checks)
         #expect(model.state.results == ["", "C"], "the run for \"a\" wrote into \(model.state)")
 
         view.release()
         writer.wait()
+        await effectsStopped(of: model)
+        #expect(model.state.results == ["", "C", ""], "the run for \"a\" wrote into \(model.state)")
+        behavior.detach()
+    }
+
+    @Test("B3: cancelOnNewState: a run that found its value changed writes back once the value is back")
+    func valueThatCameBackAfterTheRunChecked() async {
+        // Given a run under way for "a", and a view ahead of the effect that blocks on count 1
+        let gate = Gate<String>()
+        let checks = Locked(0)
+        let model = FeedModel { _, activation in
+            activation.effect(onChangeOf: {
+                checks.withLock { $0 += 1 }; return $0.query
+            }) { query in
+                query == "a" ? await gate.wait(honoursCancellation: false)! : ""
+            } reduce: { state, result in
+                state.results.append(result.get())
+            }
+        }
+        let view = SlowView { $0.count == 1 }
+        model.subscribe(view: view)
+        let root = RootScope()
+        let behavior = hostBound(model, under: root)
+        await effectsStopped(of: model)
+        model.write { $0.query = "a" }
+
+        // When, while the view holds up every delivery, "b" commits, the run finds it when it checks its value,
+        // and "a" commits again: the effect hears neither change, for its value ends as it was
+        let writer = await view.write({ $0.count = 1 }, to: model)
+        model.write { $0.query = "b" }
+        let checked = checks.withLock { $0 }
+        gate.open("A")
+        await valueChecked(since: checked, by: checks)
+        model.write { $0.query = "a" }
+        view.release()
+        writer.wait()
+
+        // Then the run writes its result into the state that holds its value again, rather than leave it
+        // without an answer for good
+        await effectsStopped(of: model)
+        #expect(model.state.results == ["", "A"], "the run for \"a\" never wrote back: \(model.state)")
         behavior.detach()
     }
 
@@ -236,5 +282,13 @@ final class SpinningView: StatefulView, @unchecked Sendable {
 
     func render(state: Feed) {
         for _ in 0..<spins { sink.withLock { $0 &+= 1 } }
+    }
+}
+
+/// Waits, with a deadline, until an effect's value closure, which counts its calls in `checks`, has run since it
+/// had run `checked` times: with every delivery held up, only a run checking its value calls it.
+func valueChecked(since checked: Int, by checks: Locked<Int>) async {
+    await withDeadline {
+        while checks.withLock({ $0 }) == checked { try? await Task.sleep(for: .milliseconds(1)) }
     }
 }
