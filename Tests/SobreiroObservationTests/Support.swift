@@ -60,16 +60,16 @@ final class Invalidations: Sendable {
         }
     }
 
-    /// Reads through `read` and counts every change of what it read, with `seen` receiving the value read before
-    /// each change.
-    func follow<Value>(_ read: @escaping @MainActor () -> Value, seen: @escaping @MainActor (Value) -> Void = { _ in })
-    {
-        seen(
-            withObservationTracking(read) {
-                self.counted.add(1, ordering: .relaxed)
-                // Observation calls this synchronously, inside the object's update on the main actor.
-                MainActor.assumeIsolated { self.follow(read, seen: seen) }
+    /// Reads through `read` and counts every change of what it read, tracking again from inside each invalidation,
+    /// then calling `onChange`. Observation invalidates before the change, so `onChange` still sees the old state.
+    func follow<Value>(_ read: @escaping @MainActor () -> Value, onChange: @escaping @MainActor () -> Void = {}) {
+        _ = withObservationTracking(read) {
+            self.counted.add(1, ordering: .relaxed)
+            // Observation calls this synchronously, inside the object's update on the main actor.
+            MainActor.assumeIsolated {
+                self.follow(read, onChange: onChange)
+                onChange()
             }
-        )
+        }
     }
 }
