@@ -24,7 +24,8 @@ struct PlainBinding<Value> {
 
 /// The same initializer as newer SDKs may declare it.
 struct IsolatedBinding<Value> {
-    init(get: @escaping @isolated(any) @Sendable () -> Value, set: @escaping @isolated(any) @Sendable (Value) -> Void) {}
+    init(get: @escaping @isolated(any) @Sendable () -> Value, set: @escaping @isolated(any) @Sendable (Value) -> Void) {
+    }
 }
 
 @MainActor
