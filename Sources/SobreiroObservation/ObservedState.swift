@@ -5,7 +5,7 @@ public import Sobreiro
 /// observe through `Observation`, field by field.
 ///
 /// Make one with ``Sobreiro/ViewModel/observed()`` or ``Sobreiro/StateProjection/observed()``. It is a renderer of
-/// the model on the main actor, like any ``Sobreiro/MainActorStatefulView``: writes made on any thread reach it in
+/// the model on the main actor, like any `MainActorStatefulView`: writes made on any thread reach it in
 /// commit order, a burst of them costs one update, and it always ends on the model's latest state. It holds the
 /// model strongly; the model holds it weakly, so releasing it ends its subscription.
 ///

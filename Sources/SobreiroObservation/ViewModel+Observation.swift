@@ -7,7 +7,7 @@ extension ViewModel {
     /// The object renders the current state before this returns, then every committed change, on the main actor:
     /// a write made on the main actor updates it before the write returns, and writes made on other threads
     /// reach it in order, coalesced, ending on the latest state. It holds this model strongly, and this model
-    /// holds it weakly: releasing the object ends its subscription, and it counts in ``subscriberCount`` until
+    /// holds it weakly: releasing the object ends its subscription, and it counts in `subscriberCount` until
     /// then. Each call makes a new object.
     ///
     /// ```swift
