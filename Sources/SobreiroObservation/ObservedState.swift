@@ -1,5 +1,5 @@
 public import Observation
-public import Sobreiro
+import Sobreiro
 
 /// A main-actor object that follows a view model's state, or a projection's value, and that SwiftUI and UIKit
 /// observe through `Observation`, field by field.
@@ -53,7 +53,8 @@ public final class ObservedState<State: Equatable & Sendable>: Observable {
     ) {
         self.source = source
         self.current = initial
-        MainActorStateHop.connect(
+        // The token is not kept: the subscription lasts as long as this object, which the model holds weakly.
+        _ = MainActorStateHop.connect(
             self,
             render: { unsafeDowncast($0, to: ObservedState<State>.self).render($1) },
             subscribe: { receive in subscribe(self, receive) }

@@ -48,6 +48,7 @@ struct ObservedLifetimeTests {
         }()
         #expect(weakModel != nil)
         #expect(weakModel?.subscriberCount == 1)
+        #expect(header?.title == "Oaks")
 
         header = nil
         #expect(weakModel == nil)
