@@ -32,6 +32,10 @@ import Sobreiro
 /// The object never sets its own state: ``binding(_:set:)`` gives input controls a value whose writes go to the
 /// model, and come back through the model's delivery.
 ///
+/// UIKit code reads it where UIKit tracks `Observation` itself (`layoutSubviews()`, `updateProperties()` on the
+/// systems that support it) or inside `withObservationTracking`. A controller that redraws every field from each
+/// state can conform to `MainActorStatefulView` and subscribe instead, with no object in between.
+///
 /// Reading it is confined to the main actor by the compiler, so `Observation` never sees a race.
 @MainActor
 @dynamicMemberLookup
