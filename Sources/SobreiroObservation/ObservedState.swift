@@ -67,6 +67,9 @@ public final class ObservedState<State: Equatable & Sendable>: Observable {
 
     /// The whole state. A reader depends on all of it, and is invalidated by every new state.
     ///
+    /// This property hides a field of the state that is also named `state`; read such a field with
+    /// `self[\.state]`.
+    ///
     /// ```swift
     /// if search.state == .empty { EmptyView() }
     /// ```
