@@ -83,7 +83,7 @@ struct FieldInvalidationTests {
         #expect(screen.selection?.name == "holm oak")
     }
 
-    @Test("O2: a view reading items.count is invalidated by its items, and reading [\\.items.count] by the count")
+    @Test("O2: reading items.count depends on the items; a key path read of the count on the count alone")
     func collections() {
         let model = ScreenModel()
         model.write { $0.items = [Item(id: 1, name: "cork")] }
