@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "ScopeKit", targets: ["ScopeKit"]),
         .library(name: "SobreiroScopeKit", targets: ["SobreiroScopeKit"]),
         .library(name: "SobreiroTesting", targets: ["SobreiroTesting"]),
+        .library(name: "SobreiroObservation", targets: ["SobreiroObservation"]),
         .executable(name: "Playground", targets: ["Playground"]),
     ],
     targets: [
@@ -18,6 +19,8 @@ let package = Package(
         .target(name: "ScopeKit", dependencies: ["SobreiroTrace"]),
         .target(name: "SobreiroScopeKit", dependencies: ["Sobreiro", "ScopeKit"]),
         .target(name: "SobreiroTesting", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
+        // A product of its own, so that only apps that render through Observation link its module.
+        .target(name: "SobreiroObservation", dependencies: ["Sobreiro"]),
         .executableTarget(name: "Playground", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"], path: "Playground"),
         // Helpers that several test targets share; no product, so apps never see it.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -31,6 +34,7 @@ let package = Package(
             name: "SobreiroTestingTests",
             dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
         ),
+        .testTarget(name: "SobreiroObservationTests", dependencies: ["Sobreiro", "SobreiroObservation", "TestSupport"]),
         .testTarget(
             name: "RandomizedTests",
             dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]

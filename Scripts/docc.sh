@@ -19,7 +19,7 @@ swift build --scratch-path "$scratch" \
     -Xswiftc -emit-extension-block-symbols >/dev/null
 
 status=0
-for module in Sobreiro ScopeKit SobreiroScopeKit SobreiroTesting; do
+for module in Sobreiro ScopeKit SobreiroScopeKit SobreiroTesting SobreiroObservation; do
     # Each catalog gets its own module's graphs: the module itself and its extensions of other modules.
     module_graphs=$(mktemp -d)
     cp "$graphs/$module.symbols.json" "$module_graphs/"

@@ -24,11 +24,19 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     let subscribeToEveryValue:
         @Sendable (_ follower: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive) -> StateSubscription
 
+    /// The value projected from the model's state now, as `ViewModel.state` reads it: for a follower that must
+    /// hold a value before its subscription's first delivery, which a subscribe made inside a delivery of the
+    /// same model defers.
+    @usableFromInline
+    package let currentValue: @Sendable () -> Value
+
     @usableFromInline
     init(
+        currentValue: @escaping @Sendable () -> Value,
         subscribeToEveryValue:
             @escaping @Sendable (AnyObject, ObjectIdentifier?, @escaping Receive) -> StateSubscription
     ) {
+        self.currentValue = currentValue
         self.subscribeToEveryValue = subscribeToEveryValue
     }
 
@@ -43,7 +51,9 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     /// - Returns: The projection of the derived value.
     @inlinable
     public func map<Derived>(_ transform: @escaping @Sendable (Value) -> Derived) -> StateProjection<Derived> {
-        StateProjection<Derived> { follower, key, receive in
+        StateProjection<Derived> {
+            transform(self.currentValue())
+        } subscribeToEveryValue: { follower, key, receive in
             self.subscribeToEveryValue(follower, key) { target, value, notice in
                 receive(target, transform(value), notice)
             }
@@ -86,7 +96,9 @@ extension ViewModel {
     /// - Returns: The projection.
     @inlinable
     public final func map<Value>(_ transform: @escaping @Sendable (State) -> Value) -> StateProjection<Value> {
-        StateProjection { follower, key, receive in
+        StateProjection {
+            transform(self.state)
+        } subscribeToEveryValue: { follower, key, receive in
             self.subscription(of: follower, key: key, replacingLive: false) { target, state, _, notice in
                 receive(target, transform(state), notice)
             }

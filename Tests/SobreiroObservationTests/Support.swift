@@ -1,0 +1,75 @@
+import Observation
+import Sobreiro
+import Synchronization
+
+struct Header: Equatable, Sendable {
+    var title = "Oaks"
+    var subtitle = ""
+}
+
+struct Item: Equatable, Sendable {
+    var id: Int
+    var name: String
+}
+
+/// A field that cannot be compared: an observer that reads it must be invalidated by every new state.
+struct Opaque: Sendable {
+    var token = 0
+}
+
+struct ScreenState: ViewState {
+    var title = ""
+    var query = ""
+    var count = 0
+    var header = Header()
+    var items: [Item] = []
+    var selection: Item?
+    var opaque = Opaque()
+
+    static func == (lhs: ScreenState, rhs: ScreenState) -> Bool {
+        lhs.title == rhs.title && lhs.query == rhs.query && lhs.count == rhs.count && lhs.header == rhs.header
+            && lhs.items == rhs.items && lhs.selection == rhs.selection && lhs.opaque.token == rhs.opaque.token
+    }
+}
+
+final class ScreenModel: ViewModel<ScreenState>, @unchecked Sendable {
+    init() {
+        super.init(initialState: ScreenState())
+    }
+
+    func search(for query: String) {
+        write { $0.query = query }
+    }
+}
+
+/// Counts the invalidations of what an observer read through `withObservationTracking`.
+///
+/// `track(_:)` observes once, as SwiftUI does for one body: the first change ends the tracking. `follow(_:)`
+/// tracks again from inside each invalidation, so that it counts every announcement of what it reads.
+@MainActor
+final class Invalidations: Sendable {
+    private let counted = Atomic<Int>(0)
+
+    var count: Int { counted.load(ordering: .relaxed) }
+
+    /// Reads through `read` and counts the first change of what it read.
+    @discardableResult
+    func track<Value>(_ read: @escaping @MainActor () -> Value) -> Value {
+        withObservationTracking(read) {
+            self.counted.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Reads through `read` and counts every change of what it read, tracking again from inside each invalidation,
+    /// then calling `onChange`. Observation invalidates before the change, so `onChange` still sees the old state.
+    func follow<Value>(_ read: @escaping @MainActor () -> Value, onChange: @escaping @MainActor () -> Void = {}) {
+        _ = withObservationTracking(read) {
+            self.counted.add(1, ordering: .relaxed)
+            // Observation calls this synchronously, inside the object's update on the main actor.
+            MainActor.assumeIsolated {
+                self.follow(read, onChange: onChange)
+                onChange()
+            }
+        }
+    }
+}
