@@ -24,9 +24,11 @@
     /// no demand for, receives the latest one next, and is never handed a stale one. `Subscribers.Sink` and
     /// `assign(to:on:)` request unlimited demand, so they see every change the model delivers.
     ///
-    /// **Threads.** A value is sent on the thread that delivers it: the thread of the write that committed it, or,
-    /// for a value that waited for demand, the thread that calls `request(_:)`. Add `receive(on:)` to move it to
-    /// a queue or run loop of your choice. The subscriber is never called by two threads at once.
+    /// **Threads.** A value is sent on the thread that delivers it: the thread of the write that committed it; for the
+    /// current state, the subscribing thread, once `receive(subscription:)` has returned; or, for a value that
+    /// waited for demand, the thread that calls `request(_:)`. Add `receive(on:)` to move values to a queue or
+    /// run loop of your choice. The subscriber is never called by two threads at once, and no lock of Sobreiro is
+    /// held while it runs, so it may request, cancel, write to the model or subscribe from `receive(_:)`.
     ///
     /// **Lifetime.** The publisher holds its model strongly, as publishers of long-lived objects do, and so does
     /// each subscription, until it is cancelled. The model holds the subscription weakly: a subscriber that lets
@@ -71,6 +73,7 @@
                 }
             )
             subscriber.receive(subscription: subscription)
+            subscription.subscriberIsReady()
         }
     }
 

@@ -4,7 +4,8 @@
     /// One subscriber's subscription to a ``StatePublisher``: the demand it requested, the latest state it has not
     /// sent, and the model's subscription that feeds it.
     ///
-    /// The model delivers to it as to any follower, which it is, held weakly. A state that arrives while the demand
+    /// The model delivers to it as to any follower, which it is, held weakly: a subscriber that lets it go without
+    /// cancelling ends the model's subscription as a deallocated view does. A state that arrives while the demand
     /// is zero, or while another thread is sending, replaces the one waiting, so only the latest waits. Sending is
     /// serialized: the thread that finds demand and nobody sending claims `slot`, then keeps sending until nothing
     /// it may send is left, picking up what other threads stored or requested meanwhile. Every decision is taken
@@ -18,7 +19,7 @@
     {
         typealias Downstream = AnySubscriber<Output, Never>
 
-        /// Guards every field below but `lastSent`.
+        /// Guards the fields from `downstream` to `isSending`.
         private let lock = Lock()
 
         /// The subscriber; `nil` once cancelled.
@@ -45,14 +46,12 @@
         /// The last value sent, so that the next one is never equal to it. Owned by the thread that owns `slot`.
         private var lastSent: Output?
 
+        /// Made by the subscribing thread, which owns `slot` until ``subscriberIsReady()``: no value is sent before
+        /// the subscriber has received this subscription.
         init(downstream: Downstream, source: any AnyObject & Sendable) {
             self.downstream = downstream
             self.source = source
-        }
-
-        deinit {
-            // The subscriber let this go without cancelling: the model's subscription ends too.
-            subscription?.cancel()
+            claimSlot()
         }
 
         /// Keeps the model's subscription, to end it on cancel.
@@ -64,6 +63,12 @@
             if isCancelled { subscription.cancel() }
         }
 
+        /// Called by the subscribing thread once the subscriber has received this subscription: sends what it
+        /// requested meanwhile, then lets other threads send.
+        func subscriberIsReady() {
+            sendWhileWanted(nil)
+        }
+
         /// Whether a thread waits in ``cancel()`` for a call of the subscriber that another thread is running, in a
         /// delivery of the model or in a send of its own. Lets tests release that call only once the cancel is
         /// known to wait for it.
@@ -72,35 +77,33 @@
             return slot.isWaitedFor || subscription?.isWaitedForByCancel == true
         }
 
-        /// Sends `value` if the subscriber wants one and nobody is sending, or keeps it in place of the waiting one.
-        /// Called by the model's deliverer.
+        /// Keeps `value` in place of the waiting one, and sends it if the subscriber wants one and nobody is
+        /// sending. Called by the model's deliverer.
         func receive(_ value: Output) {
             // Swapped in, so that the value it replaces is released after unlocking.
             var replaced: Output? = value
-            let downstream = lock.withLock { () -> Downstream? in
-                guard let downstream = self.downstream else { return nil }
-                guard !isSending, demand > 0 else {
-                    swap(&waiting, &replaced)
-                    return nil
-                }
-                startSending()
-                return downstream
+            let first = lock.withLock { () -> (Downstream, Output)? in
+                guard downstream != nil else { return nil }
+                swap(&waiting, &replaced)
+                guard !isSending, let first = takeNext() else { return nil }
+                claimSlot()
+                return first
             }
             replaced = nil
-            if let downstream { send(value, to: downstream) }
+            if let first { sendWhileWanted(first) }
         }
 
         /// Adds `demand`, and sends the waiting state if nobody is sending.
         package func request(_ demand: Subscribers.Demand) {
             precondition(demand > 0, "request a demand of at least one value: Combine forbids requesting .none")
-            let next = lock.withLock { () -> (Downstream, Output)? in
-                guard let downstream else { return nil }
+            let first = lock.withLock { () -> (Downstream, Output)? in
+                guard downstream != nil else { return nil }
                 self.demand += demand
-                guard !isSending, let value = waiting.take() else { return nil }
-                startSending()
-                return (downstream, value)
+                guard !isSending, let first = takeNext() else { return nil }
+                claimSlot()
+                return first
             }
-            if let (downstream, value) = next { send(value, to: downstream) }
+            if let first { sendWhileWanted(first) }
         }
 
         /// Ends the model's subscription and lets go of the subscriber and the model. Once this returns, the
@@ -122,39 +125,45 @@
             withExtendedLifetime(released) {}  // the subscriber, the model and a waiting state, after unlocking
         }
 
-        /// Claims `slot` for this thread and consumes one unit of demand. Called under `lock`.
-        private func startSending() {
+        /// Marks this thread as the one that sends. Called under `lock`, or before anyone else can see this.
+        private func claimSlot() {
             isSending = true
             slot.hold(for: ThreadID.current)
-            demand -= 1
         }
 
-        /// Sends `first`, claimed with one unit of demand, then whatever arrives while the subscriber still wants
-        /// more, and then gives `slot` up.
-        private func send(_ first: Output, to downstream: Downstream) {
+        /// The waiting state, with one unit of demand for it, if the subscriber wants it. Called under `lock`.
+        private func takeNext() -> (Downstream, Output)? {
+            guard let downstream, demand > 0, let value = waiting.take() else { return nil }
+            demand -= 1
+            return (downstream, value)
+        }
+
+        /// Sends `first`, then each state that arrives while the subscriber wants more, on the thread that owns
+        /// `slot`; then gives `slot` up.
+        private func sendWhileWanted(_ first: (Downstream, Output)?) {
             var next = first
             while true {
-                var more = Subscribers.Demand.max(1)  // given back if `next` repeats the last value
-                if next != lastSent {
-                    lastSent = next
-                    more = downstream.receive(next)
+                var more = Subscribers.Demand.none
+                if let (downstream, value) = next {
+                    if value == lastSent {
+                        more = .max(1)  // the unit taken for it, given back: it is not sent
+                    } else {
+                        lastSent = value
+                        more = downstream.receive(value)
+                    }
                 }
                 var wasWaitedFor = false
-                let following = lock.withLock { () -> Output? in
-                    self.demand += more
-                    if self.downstream != nil, demand > 0, let value = waiting.take() {
-                        demand -= 1
-                        return value
-                    }
+                next = lock.withLock { () -> (Downstream, Output)? in
+                    demand += more
+                    if let next = takeNext() { return next }
                     isSending = false
                     wasWaitedFor = slot.giveUp()
                     return nil
                 }
-                guard let following else {
+                guard case .some = next else {
                     if wasWaitedFor { CallWaiting.wakeAll() }
                     return
                 }
-                next = following
             }
         }
     }

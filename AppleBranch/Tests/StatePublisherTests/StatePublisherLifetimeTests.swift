@@ -37,10 +37,14 @@ struct StatePublisherLifetimeTests {
         model.publisher.subscribe(recorder)
 
         // When
-        model.setCount(1)
-        model.setCount(2)
+        // On a thread of its own, so that a subscriber called under a lock fails the test instead of hanging it.
+        let done = onAnotherThread {
+            model.setCount(1)
+            model.setCount(2)
+        }
 
         // Then
+        expectSignalled(done)
         #expect(model.subscriberCount == 0)
         #expect(recorder.history.map(\.count) == [0, 1])
     }

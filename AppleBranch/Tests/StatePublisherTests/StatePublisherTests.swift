@@ -1,5 +1,6 @@
 import Combine
 import Sobreiro
+import TestSupport
 import Testing
 
 /// O4: a model's states and a projection's values as a Combine publisher: the current state, then each committed,
@@ -132,7 +133,7 @@ struct StatePublisherTests {
         #expect(recorder.history.map(\.count) == [0, 2, 3, 4])
     }
 
-    @Test("O4: demand returned from receive(_:) is added, and so is demand requested from inside it")
+    @Test("O4: demand returned from receive(_:) is added, and so is demand requested from inside it, with no lock held")
     func demandFromInsideReceive() {
         // Given
         let model = ArticleModel()
@@ -141,12 +142,16 @@ struct StatePublisherTests {
             if state.count == 1 { recorder.request(.max(1)) }
             return .none
         }
-        model.publisher.subscribe(recorder)
 
         // When
-        for count in 1...4 { model.setCount(count) }
+        // On a thread of its own, so that a subscriber called under a lock fails the test instead of hanging it.
+        let done = onAnotherThread {
+            model.publisher.subscribe(recorder)
+            for count in 1...4 { model.setCount(count) }
+        }
 
         // Then
+        expectSignalled(done)
         #expect(recorder.history.map(\.count) == [0, 1, 2])
     }
 
@@ -188,5 +193,37 @@ struct StatePublisherTests {
         #expect(model.subscriberCount == 2)
         #expect(eager.history.map(\.count) == [0, 1, 2])
         #expect(lazy.history.map(\.count) == [2])
+    }
+
+    @Test("O4: the first value follows receive(subscription:), even when demand is requested inside it")
+    func firstValueFollowsTheSubscription() {
+        // Given
+        let model = ArticleModel()
+        let log = EventLog()
+        let subscriber = AnySubscriber<Article, Never>(
+            receiveSubscription: { subscription in
+                subscription.request(.unlimited)
+                log.record("subscription received")
+            },
+            receiveValue: { state in
+                log.record("value \(state.count)")
+                return .none
+            }
+        )
+
+        // When
+        model.publisher.subscribe(subscriber)
+
+        // Then
+        #expect(log.all == ["subscription received", "value 0"])
+    }
+
+    @Test("R3: requesting no values traps, naming the fix")
+    func requestingNoneTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let recorder = Recorder<Article>(initialDemand: .none)
+            ArticleModel().publisher.subscribe(recorder)
+            recorder.request(.none)
+        }
     }
 }

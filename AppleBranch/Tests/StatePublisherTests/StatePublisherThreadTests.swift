@@ -67,6 +67,32 @@ struct StatePublisherThreadTests {
         #expect(recorder.overlappingCalls == 0)
     }
 
+    @Test(
+        "O4: a state delivered while request(_:) sends on another thread waits for that send, and the writer does not")
+    func deliveryDuringASendOfRequest() throws {
+        // Given
+        let model = ArticleModel()
+        let gate = Gate()
+        let recorder = Recorder<Article>(initialDemand: .none) { _, state in
+            if state.count == 1 { gate.pause() }
+            return .none
+        }
+        model.publisher.subscribe(recorder)
+        model.setCount(1)
+        let requester = onAnotherThread { recorder.request(.max(2)) }
+        try #require(gate.waitUntilPaused())
+
+        // When
+        let writer = onAnotherThread { model.setCount(2) }
+        expectSignalled(writer)
+        gate.release()
+
+        // Then
+        expectSignalled(requester)
+        #expect(recorder.history.map(\.count) == [1, 2])
+        #expect(recorder.overlappingCalls == 0)
+    }
+
     @Test("O4: a value sent from request(_:) that writes to the model receives the new state next, after it returns")
     func reentrantWriteFromASendOfRequest() {
         // Given
