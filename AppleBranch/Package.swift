@@ -1,10 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Compiles ScopeKit's `#if canImport(Combine)` branch on Linux, where no Combine exists: a stand-in module named
-// `Combine` re-exports OpenCombine, and ScopeKit, SobreiroTrace and ScopeKit's tests are built from the root
-// package's own sources. SwiftPM refuses a target path outside the package root, so Sources/ScopeKit,
-// Sources/SobreiroTrace and Tests/ScopeKitTests here are committed symlinks into the root package.
+// Compiles the `#if canImport(Combine)` branches of ScopeKit and Sobreiro on Linux, where no Combine exists: a
+// stand-in module named `Combine` re-exports OpenCombine, and ScopeKit, Sobreiro, SobreiroTrace and ScopeKit's
+// tests are built from the root package's own sources. SwiftPM refuses a target path outside the package root, so
+// Sources/ScopeKit, Sources/Sobreiro, Sources/SobreiroTrace and Tests/ScopeKitTests here are committed symlinks
+// into the root package.
 //
 // A package of its own, like Benchmarks/, so that OpenCombine never enters the graph of Sobreiro's users.
 // Linux only: on Apple platforms the root package already compiles this branch against the real Combine, and the
@@ -19,13 +20,15 @@ let package = Package(
         .target(name: "Combine", dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]),
         .target(name: "SobreiroTrace"),
         .target(name: "ScopeKit", dependencies: ["Combine", "SobreiroTrace"]),
+        .target(name: "Sobreiro", dependencies: ["Combine", "SobreiroTrace"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit", "TestSupport"]),
         .testTarget(name: "CombineBranchTests", dependencies: ["ScopeKit"]),
+        .testTarget(name: "StatePublisherTests", dependencies: ["Combine", "Sobreiro", "TestSupport"]),
     ]
 )
 
-// The root package's language settings, so that ScopeKit compiles here exactly as it does there.
+// The root package's language settings, so that ScopeKit and Sobreiro compile here exactly as they do there.
 for target in package.targets {
     let settings: [SwiftSetting] = [
         .swiftLanguageMode(.v6),
