@@ -62,6 +62,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(
+            name: "ObservationBenchmarks",
+            dependencies: [
+                .product(name: "Sobreiro", package: "Sobreiro"),
+                .product(name: "SobreiroObservation", package: "Sobreiro"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/ObservationBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
             name: "AdapterProbe",
             dependencies: ["AdapterScenarios", .product(name: "ScopeKit", package: "Sobreiro")]
         ),

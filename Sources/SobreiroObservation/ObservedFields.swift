@@ -18,16 +18,17 @@ struct ObservedFields<State: Equatable & Sendable> {
 
     /// The key of `path`, which is remembered if it was not, and compared with `==` from now on.
     mutating func key<Value: Equatable>(for path: KeyPath<State, Value>) -> Key {
-        key(for: path) { old, new in old[keyPath: path] != new[keyPath: path] }
+        if let field = fields[path] { return field.key }
+        return remember(path) { old, new in old[keyPath: path] != new[keyPath: path] }
     }
 
     /// The key of `path`, whose values cannot be compared: it counts as changed at every new state.
     mutating func key<Value>(for path: KeyPath<State, Value>) -> Key {
-        key(for: path) { _, _ in true }
+        if let field = fields[path] { return field.key }
+        return remember(path) { _, _ in true }
     }
 
-    private mutating func key(for path: AnyKeyPath, hasChanged: @escaping (State, State) -> Bool) -> Key {
-        if let field = fields[path] { return field.key }
+    private mutating func remember(_ path: AnyKeyPath, hasChanged: @escaping (State, State) -> Bool) -> Key {
         let key: Key = \ObservedState<State>.[field: path]
         fields[path] = Field(key: key, hasChanged: hasChanged)
         return key

@@ -47,6 +47,9 @@ public final class ObservedState<State: Equatable & Sendable>: Observable {
     /// The model or projection followed, held strongly so that the object alone keeps it alive. The model holds
     /// the object weakly, through the subscription, which therefore ends with the object.
     private let source: AnyObject
+    /// The key under which `Observation` tracks ``state``. Made once: a key path literal in generic code is
+    /// instantiated again at each use, which costs a lookup of its type by name.
+    private let stateKey: KeyPath<ObservedState<State>, State> = \.state
 
     /// Follows `source` from `initial`; `subscribe` makes the subscription with the hop's `receive`.
     init(
@@ -74,7 +77,7 @@ public final class ObservedState<State: Equatable & Sendable>: Observable {
     /// if search.state == .empty { EmptyView() }
     /// ```
     public var state: State {
-        registrar.access(self, keyPath: \.state)
+        registrar.access(self, keyPath: stateKey)
         return current
     }
 
@@ -118,11 +121,11 @@ public final class ObservedState<State: Equatable & Sendable>: Observable {
     private func render(_ newState: State) {
         guard newState != current else { return }
         let changed = fields.keysChanged(from: current, to: newState)
-        registrar.willSet(self, keyPath: \.state)
+        registrar.willSet(self, keyPath: stateKey)
         for key in changed { registrar.willSet(self, keyPath: key) }
         current = newState
         for key in changed { registrar.didSet(self, keyPath: key) }
-        registrar.didSet(self, keyPath: \.state)
+        registrar.didSet(self, keyPath: stateKey)
     }
 
     /// The key under which `Observation` tracks one remembered path; never read for a value.
