@@ -47,3 +47,45 @@ struct Host {
         root.host(behavior)
     }
 }
+
+/// A source of live values, like a socket: each call of ``stream()`` makes a stream of its own, which gets every
+/// value sent from then on until it is cancelled.
+final class Broadcast<Value: Sendable>: Sendable {
+    private struct Contents {
+        var next = 0
+        var live: [Int: AsyncThrowingStream<Value, any Error>.Continuation] = [:]
+        var ended = 0
+    }
+
+    private let contents = Locked(Contents())
+
+    /// The streams that are still listening.
+    var listeners: Int { contents.withLock { $0.live.count } }
+
+    /// The streams that ended: cancelled by their consumer, or finished.
+    var ended: Int { contents.withLock { $0.ended } }
+
+    func stream() -> AsyncThrowingStream<Value, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream()
+        let key = contents.withLock { contents in
+            contents.next += 1
+            contents.live[contents.next] = continuation
+            return contents.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.contents.withLock { contents in
+                contents.live[key] = nil
+                contents.ended += 1
+            }
+        }
+        return stream
+    }
+
+    func send(_ value: Value) {
+        for listener in contents.withLock({ Array($0.live.values) }) { listener.yield(value) }
+    }
+
+    func fail(_ error: any Error) {
+        for listener in contents.withLock({ Array($0.live.values) }) { listener.finish(throwing: error) }
+    }
+}
