@@ -119,7 +119,7 @@ extension Activation {
     /// Starts a runner and lets `follow` subscribe it to its triggers: `follow` gets the runner, the function its
     /// subscription calls with each trigger, the version of the state it comes from and whether it matches, and
     /// the function it calls with each state that gives no trigger, if the runner's freshness needs to hear them.
-    private func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
+    func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,

@@ -1,0 +1,74 @@
+import ScopeKit
+public import Sobreiro
+
+extension Activation {
+    /// Runs `operation` now and again every `interval` while this activation lasts, or while `predicate` holds,
+    /// and writes each result back into the model.
+    ///
+    /// Each poll is given the committed state, and its outcome reaches `reduce` inside a transaction, a failure as
+    /// `.failure`; the next poll starts `interval` after the write-back, on `clock`. What the poller writes never
+    /// cancels it: only the end of the activation does, or, with a `predicate`, a state where it no longer holds.
+    /// The polling starts again, at once, at the next state where it holds. Once stopped, a poll writes nothing
+    /// back, and the operation it runs is cancelled.
+    ///
+    /// ```swift
+    /// activation.effect(every: .seconds(30), clock: clock, while: \.isLive) { state in
+    ///     try await api.score(of: state.match)
+    /// } reduce: { state, result in
+    ///     if case .success(let score) = result { state.score = score }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - interval: The wait between the end of one poll and the start of the next.
+    ///   - clock: The clock to wait on; a `TestClock` in tests.
+    ///   - predicate: Whether a state calls for polling; `nil` polls for the whole activation. It runs on the
+    ///     delivering thread; keep it cheap.
+    ///   - operation: One poll, given the committed state. It should honour cancellation.
+    ///   - reduce: Writes the outcome of each poll into the state, inside a transaction.
+    /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
+    @discardableResult
+    public func effect<State, Output: Sendable, Failure: Error, C: Clock>(
+        every interval: Duration,
+        clock: C = ContinuousClock(),
+        while predicate: (@Sendable (State) -> Bool)? = nil,
+        run operation: @escaping @Sendable (State) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+    ) -> Bool where Model: ViewModel<State>, C.Duration == Duration {
+        guard isActive else { return false }
+        let loop = EffectLoop(model: model)
+        let clock = EffectClock(clock)
+        let poll: @Sendable (EffectLoop<State>.Writer) async -> Void = { [weak model] writer in
+            while let state = model?.state {
+                let result: Result<Output, Failure>
+                do throws(Failure) {
+                    result = .success(try await operation(state))
+                } catch {
+                    result = .failure(error)
+                }
+                guard writer.write({ reduce(&$0, result) }) else { return }
+                do { try await clock.sleep(clock.now() + interval) } catch _ { return }
+            }
+        }
+        guard let predicate else {
+            store(AnyCancellable { loop.end() })
+            loop.start(poll)
+            return true
+        }
+        let isPolling = LastValue<Bool>()
+        // Its own writes reach the poller as any state does: they stop it only if the predicate no longer holds.
+        let subscription = model.subscription(of: loop, replacingLive: false) { target, state, _ in
+            let holds = predicate(state)
+            guard isPolling.replace(with: holds) else { return }
+            let loop = unsafeDowncast(target, to: EffectLoop<State>.self)
+            if holds { loop.start(poll) } else { loop.stop() }
+        }
+        store(
+            AnyCancellable {
+                subscription.cancel()
+                loop.end()
+            }
+        )
+        return true
+    }
+}

@@ -1,0 +1,109 @@
+public import Sobreiro
+
+extension Activation {
+    /// Runs `operation` for states that match `predicate`, at the times `timing` sets, and writes its result back
+    /// into the model.
+    ///
+    /// As ``effect(when:strategy:run:reduce:)``, whose guarantees it keeps: nothing is written back after the
+    /// activation ends or after a newer state cancelled the run, and a failure reaches `reduce` as a value. The
+    /// timing decides which matching states start a run and when; see ``EffectTiming``.
+    ///
+    /// ```swift
+    /// activation.effect(when: \.isLoading, timing: .retrying(upTo: 3, initialDelay: .seconds(1))) { _ in
+    ///     try await api.items()
+    /// } reduce: { state, result in
+    ///     state.isLoading = false
+    ///     state.items = (try? result.get()) ?? []
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicate: Whether a state calls for the operation. It runs on the delivering thread; keep it cheap.
+    ///   - timing: When runs start, and whether they retry failures.
+    ///   - strategy: What a state that starts a run does to a running operation.
+    ///   - operation: The asynchronous work, given the matching state. It should honour cancellation.
+    ///   - reduce: Writes the outcome into the state, inside a transaction.
+    /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
+    @discardableResult
+    public func effect<State, Output: Sendable, Failure: Error>(
+        when predicate: @escaping @Sendable (State) -> Bool,
+        timing: EffectTiming,
+        strategy: EffectStrategy = .cancelOnNewState,
+        run operation: @escaping @Sendable (State) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+    ) -> Bool where Model: ViewModel<State> {
+        let schedule = EffectSchedule(timing)
+        return startEffect(
+            strategy: strategy,
+            freshness: .unchangedState,
+            operation: schedule.timed(operation),
+            reduce: EffectSchedule.reducing(reduce)
+        ) { runner, receive, _ in
+            self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+                guard predicate(state) else {
+                    receive(target, TimedTrigger(value: state, admission: .dropped), version, false)
+                    return
+                }
+                let trigger = schedule.admit(state)
+                receive(target, trigger, version, trigger.admission != .dropped)
+            }
+        }
+    }
+
+    /// Runs `operation` for the current value of a part of the state and for each change of it, at the times
+    /// `timing` sets, and writes its result back into the model.
+    ///
+    /// As ``effect(onChangeOf:strategy:run:reduce:)``, whose guarantees it keeps: nothing is written back after
+    /// the activation ends or once the value has moved on, and a failure reaches `reduce` as a value. The timing
+    /// decides which values start a run and when; see ``EffectTiming``. The natural home of a debounce: a search
+    /// runs once the query has been quiet for a while, and each keystroke cancels the search that waits.
+    ///
+    /// ```swift
+    /// activation.effect(onChangeOf: \.query, timing: .debounced(for: .milliseconds(300), clock: clock)) { query in
+    ///     try await api.search(query)
+    /// } reduce: { state, result in
+    ///     state.results = (try? result.get()) ?? []
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The part of the state that triggers the operation, often a key path; see
+    ///     ``effect(onChangeOf:strategy:run:reduce:)`` for where it runs.
+    ///   - timing: When runs start, and whether they retry failures.
+    ///   - strategy: What a value that starts a run does to a running operation.
+    ///   - operation: The asynchronous work, given the new value. It should honour cancellation.
+    ///   - reduce: Writes the outcome into the state, inside a transaction.
+    /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
+    @discardableResult
+    public func effect<State, Value: Equatable & Sendable, Output: Sendable, Failure: Error>(
+        onChangeOf value: @escaping @Sendable (State) -> Value,
+        timing: EffectTiming,
+        strategy: EffectStrategy = .cancelOnNewState,
+        run operation: @escaping @Sendable (Value) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+    ) -> Bool where Model: ViewModel<State> {
+        let schedule = EffectSchedule(timing)
+        let freshness = EffectFreshness<State, TimedTrigger<Value>>.unchangedValue { state, trigger in
+            value(state) == trigger.value
+        }
+        return startEffect(
+            strategy: strategy,
+            freshness: freshness,
+            operation: schedule.timed(operation),
+            reduce: EffectSchedule.reducing(reduce)
+        ) { runner, receive, hear in
+            // As the untimed form: every state, so that a write-back waiting for its value hears each of them.
+            let heard = LastValue<Value>()
+            return self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+                let value = value(state)
+                guard heard.replace(with: value) else {
+                    hear(target)
+                    return
+                }
+                // A value that starts no run still ends, under `cancelOnNewState`, the run of the value before.
+                let trigger = schedule.admit(value)
+                receive(target, trigger, version, trigger.admission != .dropped)
+            }
+        }
+    }
+}

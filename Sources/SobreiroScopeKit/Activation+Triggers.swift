@@ -1,0 +1,77 @@
+import ScopeKit
+public import Sobreiro
+
+extension Activation {
+    /// Runs `operation` for each input sent to `trigger` while this activation lasts, and writes its result back
+    /// into the model.
+    ///
+    /// The explicit form of an effect: the work starts because a method of the model said so, with
+    /// ``EffectTrigger/send(_:)``, not because the state matches something. `reduce` receives the outcome inside
+    /// a transaction, a failure as `.failure`. Nothing is written back after the activation ends or after
+    /// ``EffectTrigger/cancel()``; the state may change meanwhile without dropping the result.
+    ///
+    /// ```swift
+    /// func didBecomeActive(_ activation: Activation<FeedViewModel>) {
+    ///     activation.effect(on: refreshing, timing: .throttled(for: .seconds(2), keeping: .first)) {
+    ///         try await api.items()
+    ///     } reduce: { state, result in
+    ///         state.items = (try? result.get()) ?? state.items
+    ///     }
+    /// }
+    ///
+    /// func refresh() { refreshing.send() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - trigger: The trigger the model sends to; it drives this effect until the activation ends.
+    ///   - timing: When runs start, and whether they retry failures; ``EffectTiming/immediate`` by default.
+    ///   - strategy: What a new input does to a running operation: cancel it (the default, a restart) or let it
+    ///     finish alongside.
+    ///   - operation: The asynchronous work, given the input. It should honour cancellation.
+    ///   - reduce: Writes the outcome into the state, inside a transaction.
+    /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
+    @discardableResult
+    public func effect<State, Input, Output: Sendable, Failure: Error>(
+        on trigger: EffectTrigger<Input>,
+        timing: EffectTiming = .immediate,
+        strategy: EffectStrategy = .cancelOnNewState,
+        run operation: @escaping @Sendable (Input) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+    ) -> Bool where Model: ViewModel<State> {
+        guard isActive else { return false }
+        let schedule = EffectSchedule(timing)
+        let model: ViewModel<State> = model
+        let timed = schedule.timed(operation)
+        let reducing = EffectSchedule.reducing(reduce)
+        // Any state is current for an input: a write-back waits only for no change to commit under its check.
+        let makeRunner = { @Sendable in
+            EffectRunner(
+                model: model,
+                strategy: strategy,
+                freshness: .unchangedValue { _, _ in true },
+                operation: timed,
+                reduce: reducing
+            )
+        }
+        let runner = Locked(makeRunner())
+        let connection = TriggerConnection<Input> { input in
+            let trigger = schedule.admit(input)
+            guard trigger.admission != .dropped else { return false }
+            runner.withLock { $0 }.receive(trigger, version: 0, isMatch: true)
+            return true
+        } cancel: {
+            // An ended runner never writes again: cancelling ends it, and inputs sent from now on go to a new one.
+            var replaced = makeRunner()
+            runner.withLock { swap(&$0, &replaced) }
+            replaced.end()
+        }
+        trigger.connect(connection)
+        store(
+            AnyCancellable {
+                trigger.disconnect(connection)
+                runner.withLock { $0 }.end()
+            }
+        )
+        return true
+    }
+}

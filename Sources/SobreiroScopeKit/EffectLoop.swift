@@ -1,0 +1,132 @@
+import Sobreiro
+
+/// Runs one long-lived effect of one activation, a stream or a poller: a task that writes into the model many
+/// times, until it is stopped or the effect ends.
+///
+/// Each write is a transaction that first checks, under the model's lock, that its run is still the current one.
+/// Stopping a run, or ending the effect, moves the current run on inside a transaction too, so once ``stop()`` or
+/// ``end()`` returns, the run it replaced writes nothing more: a write either committed before, or finds itself
+/// out of date. The task counts in the model's ``EffectActivity`` as an effect operation does, so settling awaits
+/// it.
+final class EffectLoop<State: ViewState>: Sendable {
+    private struct Runs {
+        var isEnded = false
+        /// The current run; a write of any other one is refused.
+        var current: UInt64 = 0
+        var task: Task<Void, Never>?
+    }
+
+    private weak let model: ViewModel<State>?
+    private let activity: EffectActivity
+    private let runs = Locked(Runs())
+
+    init(model: ViewModel<State>) {
+        self.model = model
+        activity = EffectActivity.forModel(model)
+    }
+
+    /// Starts a run of `body`, which writes through the ``Writer`` it is given, unless the effect has ended.
+    ///
+    /// The run it replaces, if any, is cancelled and its writes refused from now on; one of its writes may still be
+    /// committing. Call ``stop()`` first where that matters.
+    func start(_ body: @escaping @Sendable (Writer) async -> Void) {
+        let next = runs.withLock { runs -> (run: UInt64, replaced: Task<Void, Never>?)? in
+            guard !runs.isEnded else { return nil }
+            runs.current &+= 1
+            defer { runs.task = nil }
+            return (runs.current, runs.task)
+        }
+        guard let (run, replaced) = next else { return }
+        replaced?.cancel()
+        let writer = Writer(loop: self, run: run)
+        let task = startCountedTask(in: activity) { await body(writer) }
+        let isCurrent = runs.withLock { runs in
+            guard runs.current == run, !runs.isEnded else { return false }
+            runs.task = task
+            return true
+        }
+        if !isCurrent { task.cancel() }
+    }
+
+    /// Whether the activity should count a run as settled while it waits for something other than a test clock,
+    /// for example the next element of a stream that a test drives.
+    func waitIdle<T, Failure: Error>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
+        activity.park()
+        defer { activity.unpark() }
+        return try await body()
+    }
+
+    /// Writes with `apply`, inside a transaction, if `run` is still the current one.
+    ///
+    /// - Returns: Whether it wrote; once `false`, the run should return.
+    fileprivate func write(_ run: UInt64, _ apply: (inout State) -> Void) -> Bool {
+        guard let model else { return false }
+        do throws(OutOfDate) {
+            try model.write { state throws(OutOfDate) in
+                guard runs.withLock({ !$0.isEnded && $0.current == run }) else { throw OutOfDate() }
+                apply(&state)
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Rolls a write back rather than commit nothing, as an effect's write-back does (see `EffectRunner`).
+    private struct OutOfDate: Error {}
+
+    /// Cancels the current run: it writes nothing from now on.
+    func stop() {
+        replaceRun(ending: false)
+    }
+
+    /// Cancels the current run and refuses new ones.
+    func end() {
+        replaceRun(ending: true)
+    }
+
+    private func replaceRun(ending: Bool) {
+        let replace = { [self] in
+            runs.withLock { runs -> Task<Void, Never>? in
+                runs.isEnded = runs.isEnded || ending
+                runs.current &+= 1
+                defer { runs.task = nil }
+                return runs.task
+            }
+        }
+        // Inside a transaction, so that a write on another thread either commits first or finds its run replaced.
+        let task = model.map { model in model.write { _ in replace() } } ?? replace()
+        task?.cancel()
+    }
+
+    /// What a run writes through.
+    struct Writer: Sendable {
+        fileprivate let loop: EffectLoop
+        fileprivate let run: UInt64
+
+        /// Writes with `apply` inside a transaction, unless the run was stopped.
+        ///
+        /// - Returns: Whether it wrote; once `false`, the run should return.
+        func write(_ apply: (inout State) -> Void) -> Bool {
+            loop.write(run, apply)
+        }
+    }
+}
+
+/// Starts `body` as an effect operation of `activity`: counted from now until it returns, with the activity as
+/// its current one, so that a test clock it sleeps on parks it, and on the activity's executor when a test counts
+/// jobs.
+func startCountedTask(
+    in activity: EffectActivity,
+    _ body: @escaping @Sendable () async -> Void
+) -> Task<Void, Never> {
+    activity.begin()
+    let operation: @Sendable () async -> Void = {
+        defer { activity.end() }
+        await EffectActivity.$current.withValue(activity) { await body() }
+    }
+    if let executor = activity.executor {
+        return Task(executorPreference: executor, operation: operation)
+    }
+    return Task(operation: operation)
+}

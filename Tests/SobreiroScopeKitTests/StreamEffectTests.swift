@@ -1,0 +1,116 @@
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import SobreiroTesting
+import Testing
+
+@Suite("F2: streams folded into the state while the activation lasts")
+@MainActor
+struct StreamEffectTests {
+    /// A model that adds each score of the live feed to its count.
+    private func scoreModel(_ scores: Broadcast<Int>) -> FeedModel {
+        FeedModel { _, activation in
+            activation.effect(consuming: scores.stream()) { state, score in
+                switch score {
+                case .success(let points): state.count += points
+                case .failure(let error): state.failure = "\(error)"
+                }
+            }
+        }
+    }
+
+    @Test("each element is folded into the state, in order, and settling waits for it")
+    func foldsEachElement() async {
+        let scores = Broadcast<Int>()
+        let model = scoreModel(scores)
+        let states = StateRecorder(subscribedTo: model)
+        let host = Host(model)
+
+        for points in [3, 2, 1] { scores.send(points) }
+        await settleEffects(of: model)
+
+        states.expect(Feed(), Feed(count: 3), Feed(count: 5), Feed(count: 6))
+        host.deactivate()
+    }
+
+    @Test("a failure of the sequence reaches reduce as a value and ends the consumption")
+    func failureIsAValue() async {
+        let scores = Broadcast<Int>()
+        let model = scoreModel(scores)
+        let host = Host(model)
+
+        scores.send(1)
+        scores.fail(Offline())
+        await settleEffects(of: model)
+
+        #expect(model.state.count == 1)
+        #expect(model.state.failure == "offline (attempt 0)")
+        await expectEffectsStopped(of: model)
+        host.deactivate()
+    }
+
+    @Test("deactivation cancels the iteration, nothing is written after it, and the next activation starts again")
+    func stopsAndRestarts() async {
+        let scores = Broadcast<Int>()
+        let model = scoreModel(scores)
+        let host = Host(model)
+        scores.send(1)
+        await settleEffects(of: model)
+
+        host.deactivate()
+        scores.send(10)
+        await expectEffectsStopped(of: model)
+        #expect(scores.ended == 1, "the iteration was cancelled")
+        #expect(model.state.count == 1)
+
+        host.reactivate()
+        scores.send(100)
+        await settleEffects(of: model)
+        #expect(model.state.count == 101)
+        #expect(scores.listeners == 1)
+        host.deactivate()
+    }
+
+    @Test("an element that arrived before the deactivation but is written after it is dropped")
+    func noWriteAfterDeactivation() async {
+        let entered = Gate<Bool>()
+        let release = Gate<Bool>()
+        let scores = Broadcast<Int>()
+        let model = FeedModel { _, activation in
+            let slow = scores.stream().map { points in
+                entered.open(true)
+                _ = await release.wait(honoursCancellation: false)
+                return points
+            }
+            activation.effect(consuming: slow) { state, score in
+                state.count += (try? score.get()) ?? 0
+            }
+        }
+        let host = Host(model)
+        scores.send(5)
+        _ = await entered.wait()
+
+        host.deactivate()
+        release.open(true)
+
+        await expectEffectsStopped(of: model)
+        #expect(model.state.count == 0)
+    }
+
+    @Test("another model's states can be folded, with the never-failing form")
+    func foldsAnotherModel() async {
+        let league = ViewModel(initialState: Feed())
+        let model = FeedModel { _, activation in
+            activation.effect(consuming: league.states) { state, league in
+                state.level = league.count
+            }
+        }
+        let host = Host(model)
+
+        league.write { $0.count = 4 }
+        await settleEffects(of: model)
+
+        #expect(model.state.level == 4)
+        host.deactivate()
+    }
+}
