@@ -21,20 +21,27 @@ let package = Package(
         .target(name: "SobreiroTesting", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
         // A product of its own, so that only apps that render through Observation link its module.
         .target(name: "SobreiroObservation", dependencies: ["Sobreiro"]),
-        .executableTarget(name: "Playground", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"], path: "Playground"),
+        .executableTarget(
+            name: "Playground",
+            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"],
+            path: "Playground"
+        ),
         // Helpers that several test targets share; no product, so apps never see it.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SobreiroTests", dependencies: ["Sobreiro", "SobreiroTesting", "TestSupport"]),
         .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit", "TestSupport"]),
         .testTarget(
             name: "SobreiroScopeKitTests",
-            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
+            dependencies: [
+                "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation", "SobreiroTesting", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "SobreiroTestingTests",
             dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
         ),
-        .testTarget(name: "SobreiroObservationTests", dependencies: ["Sobreiro", "SobreiroObservation", "TestSupport"]),
+        .testTarget(
+            name: "SobreiroObservationTests", dependencies: ["Sobreiro", "SobreiroObservation", "TestSupport"]),
         .testTarget(
             name: "RandomizedTests",
             dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
@@ -45,10 +52,11 @@ let package = Package(
 // The same language settings for every target: Swift 6 mode with complete checking is the tools-version default;
 // these upcoming features keep existentials explicit and imports deliberate.
 for target in package.targets {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .swiftLanguageMode(.v6),
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .swiftLanguageMode(.v6),
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
 }

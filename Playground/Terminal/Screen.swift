@@ -9,16 +9,16 @@ import Sobreiro
 final class Screen {
     let tabBar = TabBarView()
     let leaderboard = LeaderboardView(yourName: AppScope.yourName)
-    let frontRunner = FrontRunnerView()
+    let frontRunner: FrontRunnerView
     let profile = ProfileView()
     let activity = ActivityView()
     private let app: AppScope
 
     init(app: AppScope) {
         self.app = app
+        frontRunner = FrontRunnerView(following: app.frontRunner)
         app.tabs.subscribe(view: tabBar)
         app.leaderboard.list.subscribe(view: leaderboard)
-        app.frontRunner.subscribe(view: frontRunner)
         app.profile.profile.subscribe(view: profile)
         app.log.subscribe(view: activity)
     }

@@ -34,8 +34,8 @@ struct ObservedFields<State: Equatable & Sendable> {
         return key
     }
 
-    /// The keys of the remembered paths whose values differ between `old` and `new`.
-    func keysChanged(from old: State, to new: State) -> [Key] {
-        fields.values.compactMap { $0.hasChanged(old, new) ? $0.key : nil }
+    /// The remembered paths whose values differ between `old` and `new`, with their keys.
+    func changes(from old: State, to new: State) -> [(path: AnyKeyPath, key: Key)] {
+        fields.compactMap { path, field in field.hasChanged(old, new) ? (path, field.key) : nil }
     }
 }

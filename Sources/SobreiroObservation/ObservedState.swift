@@ -120,11 +120,12 @@ public final class ObservedState<State: Equatable & Sendable>: Observable {
     /// fields changed.
     private func render(_ newState: State) {
         guard newState != current else { return }
-        let changed = fields.keysChanged(from: current, to: newState)
+        let changed = fields.changes(from: current, to: newState)
+        Trace.record(.invalidated(fields: changed.map { String(describing: $0.path) }.sorted()), about: self)
         registrar.willSet(self, keyPath: stateKey)
-        for key in changed { registrar.willSet(self, keyPath: key) }
+        for change in changed { registrar.willSet(self, keyPath: change.key) }
         current = newState
-        for key in changed { registrar.didSet(self, keyPath: key) }
+        for change in changed { registrar.didSet(self, keyPath: change.key) }
         registrar.didSet(self, keyPath: stateKey)
     }
 

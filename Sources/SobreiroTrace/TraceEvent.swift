@@ -16,6 +16,9 @@ public struct TraceEvent: Sendable, CustomStringConvertible {
         case transition(from: String, to: String)
         /// A lifecycle hook ran: a behavior's `willActivate`, or a bound model's `didBecomeActive`.
         case hook(String)
+        /// An observed object took a new state and told `Observation` which of the fields read from it changed;
+        /// the associated value names them as key paths (`\State.title`), and is empty when none did.
+        case invalidated(fields: [String])
     }
 
     /// What happened.
@@ -48,6 +51,8 @@ public struct TraceEvent: Sendable, CustomStringConvertible {
             case .hopped(let subscriber): "⇢ main actor, for \(subscriber)"
             case .transition(let from, let to): "\(from) → \(to)"
             case .hook(let name): name
+            case .invalidated(let fields):
+                fields.isEmpty ? "invalidates no field read" : "invalidates \(fields.joined(separator: ", "))"
             }
         return "\(subjectType) \(what) [\(thread)]"
     }

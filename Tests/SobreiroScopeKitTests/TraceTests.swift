@@ -1,5 +1,6 @@
 import ScopeKit
 import Sobreiro
+import SobreiroObservation
 import SobreiroScopeKit
 import Testing
 
@@ -41,6 +42,26 @@ struct TraceTests {
         #expect(trace.kinds == [.committed, .delivered(to: "FeedView"), .deduplicated, .rolledBack])
         #expect(trace.events.first?.subjectType == "ViewModel<Feed>")
         #expect(trace.events.first?.description.hasPrefix("ViewModel<Feed> committed [") == true)
+    }
+
+    @Test("an observed object names the fields read from it that a new state changed")
+    func observedFields() {
+        let model = ViewModel(initialState: Feed())
+        let observed = model.observed()
+        _ = observed.query
+        _ = observed.count
+        let trace = Collector(observed)
+        defer { Trace.uninstall() }
+
+        // Written on the main actor, so the object takes each state before the write returns.
+        model.write {
+            $0.count = 1
+            $0.level = 1
+        }
+        model.write { $0.level = 2 }
+
+        #expect(trace.kinds == [.invalidated(fields: ["\\Feed.count"]), .invalidated(fields: [])])
+        #expect(trace.events.first?.description.hasPrefix("ObservedState<Feed> invalidates \\Feed.count [") == true)
     }
 
     @Test("a scope tree reports its transitions and hooks, and a bound model its own hooks, in order")
