@@ -18,7 +18,10 @@ let package = Package(
         .target(name: "Sobreiro", dependencies: ["SobreiroTrace"]),
         .target(name: "ScopeKit", dependencies: ["SobreiroTrace"]),
         .target(name: "SobreiroScopeKit", dependencies: ["Sobreiro", "ScopeKit"]),
-        .target(name: "SobreiroTesting", dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit"]),
+        .target(
+            name: "SobreiroTesting",
+            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"]
+        ),
         // A product of its own, so that only apps that render through Observation link its module.
         .target(name: "SobreiroObservation", dependencies: ["Sobreiro"]),
         .executableTarget(
@@ -38,7 +41,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SobreiroTestingTests",
-            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
+            dependencies: [
+                "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation", "SobreiroTesting", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "SobreiroObservationTests", dependencies: ["Sobreiro", "SobreiroObservation", "TestSupport"]),

@@ -37,8 +37,9 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
 
     private let contents = Locked(Contents())
     private let createdAt: CallerLocation
-    /// The main-actor view that feeds this recorder, kept alive by it; see `init(subscribedOnMainActorTo:)`.
-    private let forwarder = Locked<AnyObject?>(nil)
+    /// The main-actor object that feeds this recorder, kept alive by it; see `init(subscribedOnMainActorTo:)` and
+    /// `init(observing:)`.
+    let forwarder = Locked<AnyObject?>(nil)
 
     /// Creates a recorder that is not subscribed to anything yet.
     ///
