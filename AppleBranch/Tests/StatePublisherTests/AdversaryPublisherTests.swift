@@ -6,7 +6,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A state whose `==` runs a hook, on the threads the test picks: user code that the publisher calls between
+/// A state whose `==` runs a hook, on the thread the test picks (the hook is shared: the suite runs serialized):
+/// user code that the publisher calls between
 /// taking a value and sending it.
 struct Probed: ViewState {
     var count = 0
@@ -29,7 +30,7 @@ final class ProbedModel: ViewModel<Probed>, @unchecked Sendable {
     init() { super.init(initialState: Probed()) }
 }
 
-@Suite("Adversary: state publisher")
+@Suite("Adversary: state publisher", .serialized)
 struct AdversaryPublisherTests {
     /// The sender compares each value with the last one sent (`==`, user code) after taking it under the lock and
     /// before sending it. A cancel made from that `==`, on the sending thread, returns at once (it does not wait
