@@ -97,7 +97,7 @@ extension ViewModel {
     @inlinable
     public final func map<Value>(_ transform: @escaping @Sendable (State) -> Value) -> StateProjection<Value> {
         StateProjection {
-            transform(self.state)
+            transform(self.committedVersionedState.state)
         } subscribeToEveryValue: { follower, key, receive in
             self.subscription(of: follower, key: key, replacingLive: false) { target, state, _, notice in
                 receive(target, transform(state), notice)

@@ -147,6 +147,9 @@
                 if let (downstream, value) = next {
                     if value == lastSent {
                         more = .max(1)  // the unit taken for it, given back: it is not sent
+                    } else if lock.withLock({ self.downstream == nil }) {
+                        // `==` cancelled, on this thread, so `cancel()` did not wait: nothing goes out after it.
+                        more = .none
                     } else {
                         lastSent = value
                         more = downstream.receive(value)

@@ -81,7 +81,10 @@ extension ViewModel {
         guard changed else { return nil }
         version &+= 1
         replaced = current
-        snapshotLock.withLock { swap(&committed, &replaced!) }
+        snapshotLock.withLock {
+            swap(&committed, &replaced!)
+            committedSnapshotVersion = version
+        }
         guard !subscribers.isEmpty, becomeDelivererOrRequestRound(on: thread) else { return nil }
         return currentRound()
     }

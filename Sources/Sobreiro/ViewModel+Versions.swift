@@ -12,6 +12,14 @@ extension ViewModel {
         withLockUnlessInTransaction { (version, current) }
     }
 
+    /// The last committed state and its version, read together from the snapshot that ``state`` reads, so it
+    /// never waits for a transaction. Inside a transaction on this thread, where ``state`` is the draft being
+    /// built, it is the state that the transaction started from.
+    @usableFromInline
+    package final var committedVersionedState: (version: UInt64, state: State) {
+        snapshotLock.withLock { (committedSnapshotVersion, committed) }
+    }
+
     /// The number of committed changes so far; inside a transaction on this thread, before it commits.
     package final var committedVersion: UInt64 {
         withLockUnlessInTransaction { version }

@@ -38,6 +38,11 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @exclusivity(unchecked)
     final var committed: State
 
+    /// The version of `committed`. Guarded by `snapshotLock`; written only by a transaction holding `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var committedSnapshotVersion: UInt64 = 1
+
     /// The thread running a transaction on this model, or 0. Read without the lock to recognise nesting:
     /// only the owning thread ever finds its own ID here.
     @usableFromInline

@@ -70,7 +70,8 @@ extension Activation {
     /// value is checked on the committed state just before the write-back transaction, outside the model's lock,
     /// and the transaction writes only if no change committed in between; otherwise the value is checked again.
     /// A run that finds another value waits: the effect hearing of that value ends it, and the effect hearing a
-    /// state with the run's value again lets it write back.
+    /// state with the run's value again lets it write back. A value that is not equal to itself (a NaN) never
+    /// holds, so its run's result is dropped.
     /// A value that changes and changes back before the effect hears of the change counts as unchanged: the run
     /// for the first occurrence may write into the second, and if the effect then hears of the change, the run
     /// that the change starts writes back too.

@@ -16,21 +16,35 @@ enum EffectFreshness<State: ViewState, Trigger: Sendable>: Sendable {
     /// once it hears of a newer value, so a value that changes and changes back before then counts as unchanged.
     case unchangedValue(holds: @Sendable (State, Trigger) -> Bool)
 
-    /// The version that the committed state must still have when the result of a run is written back, or `nil`
-    /// if the run is out of date already.
+    /// What a run's write-back needs, judged on a copy of the committed state read outside the model's lock.
+    enum Verdict: Equatable {
+        /// The committed state must still have this version when the result is written back; should another
+        /// change commit before the write-back transaction, the copy is out of date and the caller asks again.
+        case current(version: UInt64)
+        /// The committed state holds another value, which has not reached the effect yet: wait for the next
+        /// state the effect hears.
+        case waitForNextState
+        /// The run can never write back: its value does not hold even in the very state it was given, since it
+        /// is not equal to itself (a NaN).
+        case never
+    }
+
+    /// Whether the result of a run may be written back, and under which version.
     ///
     /// - Parameters:
     ///   - stamp: The version of the state that the run was started for.
     /// - Returns: For ``unchangedState``, `stamp`. For ``unchangedValue(holds:)``, the version of a copy of the
-    ///   committed state that holds the run's value, read outside the model's lock; should another change commit
-    ///   before the write-back transaction, that copy is out of date and the caller asks again.
-    func requiredVersion(of model: ViewModel<State>, for trigger: Trigger, stamp: UInt64) -> UInt64? {
+    ///   committed state that holds the run's value, or what to do when it does not hold.
+    func verdict(of model: ViewModel<State>, for trigger: Trigger, stamp: UInt64) -> Verdict {
         switch self {
         case .unchangedState:
-            return stamp
+            return .current(version: stamp)
         case .unchangedValue(let holds):
             let committed = model.versionedState
-            return holds(committed.state, trigger) ? committed.version : nil
+            if holds(committed.state, trigger) { return .current(version: committed.version) }
+            // Waiting for a state that holds the value would never end, and writing it back would start another
+            // run at once, since the value would count as changed again.
+            return committed.version == stamp ? .never : .waitForNextState
         }
     }
 

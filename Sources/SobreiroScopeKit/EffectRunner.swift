@@ -164,10 +164,15 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             var required: UInt64?
             if let freshness {
                 let heard = runs.withLock { $0.heard }
-                required = freshness.requiredVersion(of: model, for: trigger, stamp: stamp)
-                guard required != nil else {
+                switch freshness.verdict(of: model, for: trigger, stamp: stamp) {
+                case .current(let version):
+                    required = version
+                case .waitForNextState:
                     await waitForNextState(of: id, after: heard)
                     continue
+                case .never:
+                    forget(id)
+                    return
                 }
             }
             do throws(Rollback) {
