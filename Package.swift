@@ -25,7 +25,7 @@ let package = Package(
         .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit", "TestSupport"]),
         .testTarget(
             name: "SobreiroScopeKitTests",
-            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "TestSupport"]
+            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
         ),
         .testTarget(
             name: "SobreiroTestingTests",

@@ -13,7 +13,7 @@ import Synchronization
 /// renders. The runner's ``EffectFreshness`` names the version the committed state must still have, and the
 /// write-back transaction compares versions only, so the check and the commit are one atomic step and no code of
 /// the effect runs under the model's lock but `reduce`, the transaction's body.
-final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: Sendable {
+final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: @unchecked Sendable {
     private struct Runs {
         var isEnded = false
         var nextID: UInt64 = 0
@@ -25,6 +25,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         var heard: UInt64 = 0
         /// Write-backs waiting for the effect to hear another state.
         var waiting: [CheckedContinuation<Void, Never>] = []
+        /// The subscription that feeds this runner, ended with the effect.
+        var subscription: StateSubscription?
     }
 
     private weak let model: ViewModel<State>?
@@ -34,11 +36,13 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     private let freshness: EffectFreshness<State, Trigger>?
     private let operation: @Sendable (Trigger) async throws(Failure) -> Output
     private let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
-    private let runs = Locked(Runs())
+    /// Guards `runs`. Held inline rather than through a `Locked`, which would cost an object more per effect.
+    private let lock = Lock()
+    nonisolated(unsafe) private var runs = Runs()
     /// The number of runs in `runs.wanted`, readable without the lock; stored under it after every change.
     private let wantedCount = Atomic<Int>(0)
-    private let activity: EffectActivity
-    private let subscription = Locked<StateSubscription?>(nil)
+    /// What the operations report to: `nil` in apps, so that starting one costs no more than a `Task`.
+    private let tracker: (any EffectTracker)?
 
     init(
         model: ViewModel<State>,
@@ -48,16 +52,25 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) {
         self.model = model
-        activity = EffectActivity.forModel(model)
+        tracker = EffectHooks.installed?.tracker(for: model)
         self.strategy = strategy
         self.freshness = strategy == .cancelOnNewState ? freshness : nil
         self.operation = operation
         self.reduce = reduce
     }
 
-    /// Keeps the subscription that feeds this runner, to end it with the effect.
+    private func withRuns<R>(_ body: (inout Runs) -> R) -> R {
+        lock.withLock { body(&runs) }
+    }
+
+    /// Keeps the subscription that feeds this runner, to end it with the effect; ends it at once if the effect
+    /// has ended.
     func keep(_ subscription: StateSubscription) {
-        self.subscription.withLock { $0 = subscription }
+        let isEnded = withRuns { runs in
+            if !runs.isEnded { runs.subscription = subscription }
+            return runs.isEnded
+        }
+        if isEnded { subscription.cancel() }
     }
 
     /// Takes a new trigger, on the thread that delivers it: with ``EffectStrategy/cancelOnNewState`` it cancels
@@ -69,7 +82,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
         // Most states neither match nor find an operation to cancel: they cost one atomic load.
         guard isMatch || (strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0) else { return }
-        let started = runs.withLock { runs -> (id: UInt64?, replaced: [Task<Void, Never>], waiting: [Waiting]) in
+        let started = withRuns { runs -> (id: UInt64?, replaced: [Task<Void, Never>], waiting: [Waiting]) in
             guard !runs.isEnded else { return (nil, [], []) }
             var replaced: [Task<Void, Never>] = []
             var waiting: [Waiting] = []
@@ -94,7 +107,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// Takes a state that gave the effect no new trigger (its value did not change), on the thread that delivers
     /// it: the write-backs waiting for a state check their value again.
     func hear() {
-        let waiting = runs.withLock { runs in
+        let waiting = withRuns { runs in
             runs.heard &+= 1
             var waiting: [Waiting] = []
             swap(&waiting, &runs.waiting)
@@ -106,17 +119,20 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     private typealias Waiting = CheckedContinuation<Void, Never>
 
     private func start(_ trigger: Trigger, id: UInt64, stamp: UInt64) {
-        activity.begin()
-        // Two calls rather than `Task(executorPreference: activity.executor)`: given `nil`, that initializer still
-        // costs an allocation more per operation than `Task { }`.
         let task: Task<Void, Never>
-        if let executor = activity.executor {
-            // Under test: its jobs, and those of the child tasks it starts, run on the activity, which counts them.
-            task = Task(executorPreference: executor) { [self] in await run(trigger, id: id, stamp: stamp) }
+        if let tracker {
+            // Under test: the tracker counts the operation, and its executor may count the jobs of its task and of
+            // the child tasks it starts.
+            let executor = tracker.operationWillStart()
+            task = Task(executorPreference: executor) { [self] in
+                await writeBack(await tracker.run { await perform(trigger) }, of: id, for: trigger, stamp: stamp)
+                tracker.operationDidEnd()
+            }
         } else {
-            task = Task { [self] in await run(trigger, id: id, stamp: stamp) }
+            // `Task(executorPreference: nil)` would still cost an allocation more than `Task { }`.
+            task = Task { [self] in await writeBack(await perform(trigger), of: id, for: trigger, stamp: stamp) }
         }
-        let isWanted = runs.withLock { runs in
+        let isWanted = withRuns { runs in
             guard runs.wanted.contains(id) else { return false }
             runs.tasks[id] = task
             return true
@@ -124,16 +140,12 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         if !isWanted { task.cancel() }
     }
 
-    private func run(_ trigger: Trigger, id: UInt64, stamp: UInt64) async {
-        defer { activity.end() }
-        let result = await EffectActivity.$current.withValue(activity) { () async -> Result<Output, Failure> in
-            do throws(Failure) {
-                return .success(try await operation(trigger))
-            } catch {
-                return .failure(error)
-            }
+    private func perform(_ trigger: Trigger) async -> Result<Output, Failure> {
+        do throws(Failure) {
+            return .success(try await operation(trigger))
+        } catch {
+            return .failure(error)
         }
-        await writeBack(result, of: id, for: trigger, stamp: stamp)
     }
 
     /// Writes `result` back if its run is still wanted and its trigger still current.
@@ -163,7 +175,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             }
             var required: UInt64?
             if let freshness {
-                let heard = runs.withLock { $0.heard }
+                let heard = withRuns { $0.heard }
                 required = freshness.requiredVersion(of: model, for: trigger, stamp: stamp)
                 guard required != nil else {
                     await waitForNextState(of: id, after: heard)
@@ -200,7 +212,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// longer wanted.
     private func waitForNextState(of id: UInt64, after heard: UInt64) async {
         await withCheckedContinuation { (write: Waiting) in
-            let waits = runs.withLock { runs in
+            let waits = withRuns { runs in
                 guard runs.heard == heard, runs.wanted.contains(id) else { return false }
                 runs.waiting.append(write)
                 return true
@@ -210,7 +222,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     }
 
     private func isWanted(_ id: UInt64) -> Bool {
-        runs.withLock { $0.wanted.contains(id) }
+        withRuns { $0.wanted.contains(id) }
     }
 
     /// Forgets the run `id`, which is done or out of date.
@@ -218,7 +230,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// - Returns: Whether it was still wanted.
     @discardableResult
     private func forget(_ id: UInt64) -> Bool {
-        runs.withLock { runs in
+        withRuns { runs in
             runs.tasks[id] = nil
             defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
             return runs.wanted.remove(id) != nil
@@ -227,9 +239,14 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
 
     /// Stops following the model, cancels the running operations and drops their results.
     func end() {
-        subscription.withLock { $0 }?.cancel()
+        let subscription = withRuns { runs in
+            defer { runs.subscription = nil }
+            return runs.subscription
+        }
+        // Outside the lock: a cancel waits for a running call, which may take it.
+        subscription?.cancel()
         let drop = { [self] in
-            runs.withLock { runs in
+            withRuns { runs in
                 runs.isEnded = true
                 runs.wanted.removeAll()
                 wantedCount.store(0, ordering: .releasing)
