@@ -52,7 +52,8 @@ extension Activation {
         startEffect(strategy: strategy, freshness: .unchangedState, operation: operation, reduce: reduce) { runner in
             // With the version of each state, which stamps the run it starts. The runner is the subscription's
             // target, so the closure holds only the predicate.
-            self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+                notice.willCall(target)
                 unsafeDowncast(target, to: EffectRunner<State, State, Output, Failure>.self)
                     .receive(state, version: version, isMatch: predicate(state))
             }
@@ -106,7 +107,8 @@ extension Activation {
             // (see `EffectRunner`) checks it at each state the effect hears. Only this thread's deliveries touch
             // `heard`.
             let heard = LastValue<Value>()
-            return self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+            return self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+                notice.willCall(target)
                 let runner = unsafeDowncast(target, to: EffectRunner<State, Value, Output, Failure>.self)
                 let value = value(state)
                 if heard.replace(with: value) {
@@ -137,7 +139,7 @@ extension Activation {
             operation: operation,
             reduce: reduce
         )
-        store(AnyCancellable { runner.end() })
+        store(runner as any ActivationEffect)
         runner.keep(follow(runner))
         return true
     }

@@ -13,7 +13,9 @@ import Synchronization
 /// renders. The runner's ``EffectFreshness`` names the version the committed state must still have, and the
 /// write-back transaction compares versions only, so the check and the commit are one atomic step and no code of
 /// the effect runs under the model's lock but `reduce`, the transaction's body.
-final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: @unchecked Sendable {
+final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: ActivationEffect,
+    @unchecked Sendable
+{
     private struct Runs {
         var isEnded = false
         var nextID: UInt64 = 0
