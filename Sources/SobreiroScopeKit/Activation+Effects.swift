@@ -54,8 +54,10 @@ extension Activation {
             // target, so the closure holds only the predicate.
             self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
                 notice.willCall(target)
-                unsafeDowncast(target, to: EffectRunner<State, State, Output, Failure>.self)
-                    .receive(state, version: version, isMatch: predicate(state))
+                let runner = unsafeDowncast(target, to: EffectRunner<State, State, Output, Failure>.self)
+                let isMatch = predicate(state)
+                guard isMatch || runner.hasRunsToCancel else { return }
+                runner.receive(state, version: version, isMatch: isMatch)
             }
         }
     }

@@ -82,8 +82,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     ///   stamp. A run for a state that has moved on already starts too: its result is dropped at write-back, and
     ///   the newer state, on its way to this effect, cancels it before then.
     func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
-        // Most states neither match nor find an operation to cancel: they cost one atomic load.
-        guard isMatch || (strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0) else { return }
+        guard isMatch || hasRunsToCancel else { return }
         let started = withRuns { runs -> (id: UInt64?, replaced: [Task<Void, Never>], waiting: [Waiting]) in
             guard !runs.isEnded else { return (nil, [], []) }
             var replaced: [Task<Void, Never>] = []
@@ -104,6 +103,13 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         // Their runs are no longer wanted: they find it out and return.
         for write in started.waiting { write.resume() }
         if let id = started.id { start(trigger, id: id, stamp: version) }
+    }
+
+    /// Whether a state that does not match has anything to do here: cancel the running operations. Most states
+    /// neither match nor find an operation to cancel; the subscription asks this before it hands the trigger
+    /// over, so that they cost one atomic load and no copy of the trigger.
+    var hasRunsToCancel: Bool {
+        strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0
     }
 
     /// Takes a state that gave the effect no new trigger (its value did not change), on the thread that delivers
