@@ -106,14 +106,13 @@ extension Activation {
         return startEffect(strategy: strategy, freshness: freshness, operation: operation, reduce: reduce) {
             runner in
             // Every state, not only those with a new value: a write-back waiting for its value to hold again
-            // (see `EffectRunner`) checks it at each state the effect hears. Only this thread's deliveries touch
-            // `heard`.
-            let heard = LastValue<Value>()
-            return self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+            // (see `EffectRunner`) checks it at each state the effect hears.
+            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
                 notice.willCall(target)
                 let runner = unsafeDowncast(target, to: EffectRunner<State, Value, Output, Failure>.self)
                 let value = value(state)
-                if heard.replace(with: value) {
+                if runner.lastTrigger != value {
+                    runner.lastTrigger = value
                     runner.receive(value, version: version, isMatch: true)
                 } else {
                     runner.hear()

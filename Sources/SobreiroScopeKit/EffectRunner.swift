@@ -19,10 +19,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     private struct Runs {
         var isEnded = false
         var nextID: UInt64 = 0
-        /// The runs whose results may still be written back.
-        var wanted: Set<UInt64> = []
-        /// The tasks of wanted runs, once they are known.
-        var tasks: [UInt64: Task<Void, Never>] = [:]
+        /// The runs whose results may still be written back, with their tasks once they are known.
+        var wanted = WantedRuns()
         /// How many states the effect has heard that gave it no new trigger; see ``waitForNextState(of:after:)``.
         var heard: UInt64 = 0
         /// Write-backs waiting for the effect to hear another state.
@@ -43,6 +41,9 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     nonisolated(unsafe) private var runs = Runs()
     /// The number of runs in `runs.wanted`, readable without the lock; stored under it after every change.
     private let wantedCount = Atomic<Int>(0)
+    /// The last trigger the subscription handed over, for an effect on a value to tell a new value from the same
+    /// one. Only the subscription's calls touch it, and the model never runs two of them at once.
+    nonisolated(unsafe) var lastTrigger: Trigger?
     /// What the operations report to: `nil` in apps, so that starting one costs no more than a `Task`.
     private let tracker: (any EffectTracker)?
 
@@ -83,14 +84,12 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     ///   the newer state, on its way to this effect, cancels it before then.
     func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
         guard isMatch || hasRunsToCancel else { return }
-        let started = withRuns { runs -> (id: UInt64?, replaced: [Task<Void, Never>], waiting: [Waiting]) in
-            guard !runs.isEnded else { return (nil, [], []) }
-            var replaced: [Task<Void, Never>] = []
+        let started = withRuns { runs -> (id: UInt64?, replaced: RunTasks, waiting: [Waiting]) in
+            guard !runs.isEnded else { return (nil, RunTasks(), []) }
+            var replaced = RunTasks()
             var waiting: [Waiting] = []
             if strategy == .cancelOnNewState {
-                replaced = Array(runs.tasks.values)
-                runs.tasks.removeAll()
-                runs.wanted.removeAll()
+                replaced = runs.wanted.removeAll()
                 swap(&waiting, &runs.waiting)
             }
             defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
@@ -99,7 +98,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             runs.wanted.insert(runs.nextID)
             return (runs.nextID, replaced, waiting)
         }
-        for task in started.replaced { task.cancel() }
+        started.replaced.cancel()
         // Their runs are no longer wanted: they find it out and return.
         for write in started.waiting { write.resume() }
         if let id = started.id { start(trigger, id: id, stamp: version) }
@@ -140,11 +139,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             // `Task(executorPreference: nil)` would still cost an allocation more than `Task { }`.
             task = Task { [self] in await writeBack(await perform(trigger), of: id, for: trigger, stamp: stamp) }
         }
-        let isWanted = withRuns { runs in
-            guard runs.wanted.contains(id) else { return false }
-            runs.tasks[id] = task
-            return true
-        }
+        let isWanted = withRuns { $0.wanted.setTask(task, of: id) }
         if !isWanted { task.cancel() }
     }
 
@@ -239,9 +234,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     @discardableResult
     private func forget(_ id: UInt64) -> Bool {
         withRuns { runs in
-            runs.tasks[id] = nil
             defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-            return runs.wanted.remove(id) != nil
+            return runs.wanted.remove(id)
         }
     }
 
@@ -256,19 +250,15 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         let drop = { [self] in
             withRuns { runs in
                 runs.isEnded = true
-                runs.wanted.removeAll()
                 wantedCount.store(0, ordering: .releasing)
-                defer {
-                    runs.tasks.removeAll()
-                    runs.waiting.removeAll()
-                }
-                return (Array(runs.tasks.values), runs.waiting)
+                defer { runs.waiting.removeAll() }
+                return (runs.wanted.removeAll(), runs.waiting)
             }
         }
         // Inside a transaction, so that a write-back running on another thread either commits first or finds
         // its run unwanted.
         let (running, waiting) = model.map { model in model.write { _ in drop() } } ?? drop()
-        for task in running { task.cancel() }
+        running.cancel()
         for write in waiting { write.resume() }
     }
 }
