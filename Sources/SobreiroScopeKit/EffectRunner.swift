@@ -4,9 +4,11 @@ import Synchronization
 /// Runs one effect of one activation: starts an operation for each trigger, cancels the ones the strategy
 /// replaces, and writes each result back into the model unless the effect ended first.
 ///
-/// A result is written back inside a transaction that checks, under the model's lock, that its run is still
-/// wanted. Ending the effect clears the wanted runs inside a transaction too, so once ``end()`` returns no
-/// result can be written back: a write-back either committed before, or finds its run unwanted.
+/// A result is written back inside a transaction that claims its run, under the model's lock, if it is still
+/// wanted. Ending the effect clears the wanted runs and then, if a write-back has claimed its run and not returned
+/// from its transaction, waits for that transaction with one of its own; so once ``end()`` returns no result can
+/// be written back: a write-back either committed before, or finds its run unwanted. An effect with no write-back
+/// under way ends without a transaction.
 ///
 /// Under ``EffectStrategy/cancelOnNewState`` a run also stops being wanted as soon as a newer state commits, not
 /// only when that state reaches this effect: another subscriber may hold up the delivery for as long as it
@@ -27,6 +29,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         var waiting: [CheckedContinuation<Void, Never>] = []
         /// The subscription that feeds this runner, ended with the effect.
         var subscription: StateSubscription?
+        /// The write-backs that claimed their run in their transaction and have not returned from it.
+        var committing = 0
     }
 
     private weak let model: ViewModel<State>?
@@ -192,9 +196,10 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                         forget(id)
                         throw .dropped
                     }
-                    guard forget(id) else { throw .dropped }
+                    guard claim(id) else { throw .dropped }
                     reduce(&state, result)
                 }
+                withRuns { $0.committing -= 1 }
                 return
             } catch {
                 if error == .dropped { return }
@@ -239,6 +244,19 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         }
     }
 
+    /// Claims the run `id` for the write-back transaction that calls it: the run is no longer wanted, and ``end()``
+    /// waits for the transaction.
+    ///
+    /// - Returns: Whether the run was still wanted; if not, nothing is claimed.
+    private func claim(_ id: UInt64) -> Bool {
+        withRuns { runs in
+            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
+            guard runs.wanted.remove(id) else { return false }
+            runs.committing += 1
+            return true
+        }
+    }
+
     /// Stops following the model, cancels the running operations and drops their results.
     func end() {
         let subscription = withRuns { runs in
@@ -247,17 +265,15 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         }
         // Outside the lock: a cancel waits for a running call, which may take it.
         subscription?.cancel()
-        let drop = { [self] in
-            withRuns { runs in
-                runs.isEnded = true
-                wantedCount.store(0, ordering: .releasing)
-                defer { runs.waiting.removeAll() }
-                return (runs.wanted.removeAll(), runs.waiting)
-            }
+        let (running, waiting, isCommitting) = withRuns { runs in
+            runs.isEnded = true
+            wantedCount.store(0, ordering: .releasing)
+            defer { runs.waiting.removeAll() }
+            return (runs.wanted.removeAll(), runs.waiting, runs.committing > 0)
         }
-        // Inside a transaction, so that a write-back running on another thread either commits first or finds
-        // its run unwanted.
-        let (running, waiting) = model.map { model in model.write { _ in drop() } } ?? drop()
+        // A write-back that claimed its run before may still be in its transaction: this one starts after that one
+        // has committed. Any other finds its run unwanted from now on.
+        if isCommitting, let model { model.write { _ in } }
         running.cancel()
         for write in waiting { write.resume() }
     }
