@@ -174,9 +174,10 @@ private struct WeakActivity {
 
 /// The effect tracking of processes that link this module: each model's effects report to its ``EffectActivity``.
 ///
-/// `SobreiroScopeKit` finds this class by name the first time an effect starts (``EffectTracking``), so a test
-/// needs no set-up for ``settleEffects(of:timeout:fileID:filePath:line:column:)`` to see the effects that started
-/// before it; an app, which does not link this module, finds nothing and its effects report to no one.
+/// `SobreiroScopeKit` finds this class by name the first time an effect is created (``EffectHooks/installed``), so
+/// a test needs no set-up for ``settleEffects(of:timeout:fileID:filePath:line:column:)`` to see the effects that
+/// started before it; an app, which does not link this module, finds nothing and its effects report to no one.
+/// Renaming or moving the class breaks that lookup: a test of this module checks that it still finds it.
 package final class TestEffectTracking: EffectTracking {
     package init() {}
 
