@@ -1,0 +1,41 @@
+/// What the effect operations of one model report, so that a test can wait for them. Only a test process has one.
+package protocol EffectTracker: AnyObject, Sendable {
+    /// An operation is about to start its task.
+    ///
+    /// - Returns: The executor the task prefers, or `nil` for the default one.
+    func operationWillStart() -> (any TaskExecutor)?
+
+    /// Runs the body of an operation's task, where the tracker can tell which operation the current task runs.
+    func run<Result: Sendable>(_ operation: () async -> Result) async -> Result
+
+    /// An operation has ended, its result written back or dropped.
+    func operationDidEnd()
+}
+
+/// Gives the effects of each model the tracker they report to.
+///
+/// Apps have none: their effects start plain tasks, and an effect's start pays one check of a stored `nil`.
+/// `SobreiroTesting` has one, which this module finds by the name of its type the first time an effect is created
+/// (``installed``): a test process tracks its effects from the first one on, with no set-up, and an app, which
+/// does not link `SobreiroTesting`, cannot pay for it.
+package protocol EffectTracking: AnyObject, Sendable {
+    /// Creates the process's tracking; called once.
+    init()
+
+    /// The tracker of `model`'s effects, created if none exists.
+    func tracker(for model: AnyObject) -> any EffectTracker
+}
+
+/// Where an effect finds the tracking of the process.
+package enum EffectHooks {
+    /// The mangled name of `SobreiroTesting.TestEffectTracking`.
+    static let testingTypeName = "15SobreiroTesting18TestEffectTrackingC"
+
+    /// The tracking of this process: `SobreiroTesting`'s when that module is linked, otherwise `nil`.
+    ///
+    /// Looked up once, at the first effect; each effect reads it once, when it is created, and keeps its tracker.
+    package static let installed: (any EffectTracking)? = {
+        guard let type = _typeByName(testingTypeName) as? any EffectTracking.Type else { return nil }
+        return type.init()
+    }()
+}
