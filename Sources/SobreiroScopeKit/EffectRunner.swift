@@ -134,10 +134,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         if let tracker {
             // Under test: the tracker counts the operation, and its executor may count the jobs of its task and of
             // the child tasks it starts.
-            let executor = tracker.operationWillStart()
-            task = Task(executorPreference: executor) { [self] in
-                await writeBack(await tracker.run { await perform(trigger) }, of: id, for: trigger, stamp: stamp)
-                tracker.operationDidEnd()
+            task = tracker.startOperation { [self] in await perform(trigger) } finish: { [self] result in
+                await writeBack(result, of: id, for: trigger, stamp: stamp)
             }
         } else {
             // `Task(executorPreference: nil)` would still cost an allocation more than `Task { }`.

@@ -10,6 +10,33 @@ package protocol EffectTracker: AnyObject, Sendable {
 
     /// An operation has ended, its result written back or dropped.
     func operationDidEnd()
+
+    /// The operation of the current task waits for something that a test drives, such as the next element of a
+    /// stream or a test clock: until ``unpark()``, it counts as settled.
+    func park()
+
+    /// The operation that ``park()`` counted as waiting goes on.
+    func unpark()
+}
+
+extension EffectTracker {
+    /// Starts the task of one operation: counted from now until `finish` returns, on the executor the tracker
+    /// prefers, with `operation` run where the tracker can tell it is this operation's (a test clock it sleeps on
+    /// parks it).
+    ///
+    /// Every form of effect starts its tracked tasks here, so that they all report the same way. `finish` gets the
+    /// result outside ``run(_:)``: a write-back that commits there runs subscribers and reducers, and a task they
+    /// start must not pass for this operation.
+    func startOperation<Result: Sendable>(
+        _ operation: @escaping @Sendable () async -> Result,
+        finish: @escaping @Sendable (Result) async -> Void
+    ) -> Task<Void, Never> {
+        let executor = operationWillStart()
+        return Task(executorPreference: executor) { [self] in
+            await finish(await run(operation))
+            operationDidEnd()
+        }
+    }
 }
 
 /// Gives the effects of each model the tracker they report to.
