@@ -42,7 +42,8 @@ final class EffectLoop<State: ViewState>: ActivationEffect {
         let writer = Writer(loop: self, run: run)
         let task: Task<Void, Never>
         if let tracker {
-            task = tracker.startOperation { await body(writer) } finish: { _ in }
+            // Its writes run inside the operation, between its waits: the run has no result to hand over.
+            task = tracker.startOperation { await body(writer) }
         } else {
             task = Task { await body(writer) }
         }

@@ -134,7 +134,9 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         if let tracker {
             // Under test: the tracker counts the operation, and its executor may count the jobs of its task and of
             // the child tasks it starts.
-            task = tracker.startOperation { [self] in await perform(trigger) } finish: { [self] result in
+            task = tracker.startOperation { [self] in
+                await perform(trigger)
+            } finish: { [self] result in
                 await writeBack(result, of: id, for: trigger, stamp: stamp)
             }
         } else {

@@ -37,6 +37,11 @@ extension EffectTracker {
             operationDidEnd()
         }
     }
+
+    /// Starts the task of one operation that has no result to hand over, such as a stream's consumption.
+    func startOperation(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        startOperation(operation) { _ in }
+    }
 }
 
 /// Gives the effects of each model the tracker they report to.
