@@ -47,8 +47,8 @@ per_operation() {
 printf '| probe | instructions/op | allocations/op |\n| --- | ---: | ---: |\n'
 for scenario in cycle:empty-behavior cycle:empty-behavior-among-1000-siblings cycle:bound-idle cycle:bound-follower \
     cycle:plain-follower cycle:bound-main-actor-follower cycle:bound-idle-effect cycle:bound-idle-effect-among-1000 \
-    cycle:bound-effect cycle:plain-task write:bound write:bound-idle-effect write:unbound ping-pong:StateSequence \
-    ping-pong:AsyncStream; do
+    cycle:bound-effect cycle:plain-task write:bound write:bound-idle-effect write:unbound write:unbound-2-views \
+    ping-pong:StateSequence ping-pong:AsyncStream; do
     kind=${scenario%%:*}
     name=${scenario#*:}
     allocations_per_operation=n/a

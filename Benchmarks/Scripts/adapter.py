@@ -33,6 +33,8 @@ ROWS = [
      "unbound model, 1 view", "adapter write, 1 view | unbound", 1),
     ("4a write, bound active model, 1 view, effect subscribed, not running",
      "adapter write, 1 view | bound-idle-effect", "unbound model, 1 view", "adapter write, 1 view | unbound", 1),
+    ("4b write, unbound model, 2 views", "adapter write, 1 view | unbound-2-views",
+     "unbound model, 1 view", "adapter write, 1 view | unbound", 1),
 ]
 
 

@@ -136,7 +136,7 @@ final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable
 /// handler: a plain value rather than a closure, which would cost a context and an indirect call per delivery.
 @frozen
 @usableFromInline
-struct CallNotice {
+package struct CallNotice {
     @usableFromInline let isTracing: Bool
     /// Kept alive by the call that passes this notice.
     @usableFromInline unowned(unsafe) let subscriber: any TracedSubscription
@@ -150,7 +150,7 @@ struct CallNotice {
     /// Call right before the view's or handler's code runs.
     @inlinable
     @inline(__always)
-    func willCall(_ target: AnyObject) {
+    package func willCall(_ target: AnyObject) {
         if isTracing { subscriber.traceCall(to: target) }
     }
 }

@@ -35,6 +35,18 @@ extension ViewModel {
         }
     }
 
+    /// As ``subscription(of:replacingLive:receiveVersioned:)``, for a `receive` that calls `notice.willCall` itself
+    /// right before the subscriber's code: no closure wraps it, which saves a context per subscription and a call
+    /// per delivery to followers created in numbers, such as effects.
+    @inlinable
+    package final func subscription(
+        of target: AnyObject,
+        replacingLive: Bool,
+        receiveNoticing receive: @escaping @Sendable (AnyObject, State, _ version: UInt64, CallNotice) -> Void
+    ) -> StateSubscription {
+        subscription(of: target, key: nil, replacingLive: replacingLive, receive)
+    }
+
     /// Subscribes `target` with `receive`, which may drop a state before it reaches the subscriber's code (a
     /// projection whose value did not change); it calls its last argument right before that code runs.
     @inlinable

@@ -49,11 +49,15 @@ extension Activation {
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) -> Bool where Model: ViewModel<State> {
         // The model's own states, which it already deduplicates: no projection, no second comparison.
-        startEffect(strategy: strategy, freshness: .unchangedState, operation: operation, reduce: reduce) {
-            runner, receive, _ in
-            // With the version of each state, which stamps the run it starts.
-            self.model.subscription(of: runner, replacingLive: false) { target, state, version in
-                receive(target, state, version, predicate(state))
+        startEffect(strategy: strategy, freshness: .unchangedState, operation: operation, reduce: reduce) { runner in
+            // With the version of each state, which stamps the run it starts. The runner is the subscription's
+            // target, so the closure holds only the predicate.
+            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+                notice.willCall(target)
+                let runner = unsafeDowncast(target, to: EffectRunner<State, State, Output, Failure>.self)
+                let isMatch = predicate(state)
+                guard isMatch || runner.hasRunsToCancel else { return }
+                runner.receive(state, version: version, isMatch: isMatch)
             }
         }
     }
@@ -101,35 +105,33 @@ extension Activation {
     ) -> Bool where Model: ViewModel<State> {
         let freshness = EffectFreshness<State, Value>.unchangedValue(of: value)
         return startEffect(strategy: strategy, freshness: freshness, operation: operation, reduce: reduce) {
-            runner, receive, hear in
+            runner in
             // Every state, not only those with a new value: a write-back waiting for its value to hold again
-            // (see `EffectRunner`) checks it at each state the effect hears. Only this thread's deliveries touch
-            // `heard`.
-            let heard = LastValue<Value>()
-            return self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+            // (see `EffectRunner`) checks it at each state the effect hears.
+            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+                notice.willCall(target)
+                let runner = unsafeDowncast(target, to: EffectRunner<State, Value, Output, Failure>.self)
                 let value = value(state)
-                if heard.replace(with: value) {
-                    receive(target, value, version, true)
+                if runner.lastTrigger != value {
+                    runner.lastTrigger = value
+                    runner.receive(value, version: version, isMatch: true)
                 } else {
-                    hear(target)
+                    runner.hear()
                 }
             }
         }
     }
 
-    /// Starts a runner and lets `follow` subscribe it to its triggers: `follow` gets the runner, the function its
-    /// subscription calls with each trigger, the version of the state it comes from and whether it matches, and
-    /// the function it calls with each state that gives no trigger, if the runner's freshness needs to hear them.
+    /// Starts a runner and lets `follow` subscribe it to its triggers, with the runner as the subscription's
+    /// target: a subscription calls the runner's `receive` with each trigger, the version of the state it comes
+    /// from and whether it matches, and `hear` with each state that gives no trigger, if the runner's freshness
+    /// needs to hear them.
     func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
-        follow: (
-            _ runner: AnyObject,
-            _ receive: @escaping @Sendable (_ runner: AnyObject, Trigger, _ version: UInt64, _ isMatch: Bool) -> Void,
-            _ hear: @escaping @Sendable (_ runner: AnyObject) -> Void
-        ) -> StateSubscription
+        follow: (_ runner: EffectRunner<State, Trigger, Output, Failure>) -> StateSubscription
     ) -> Bool where Model: ViewModel<State> {
         guard isActive else { return false }
         let runner = EffectRunner(
@@ -139,14 +141,8 @@ extension Activation {
             operation: operation,
             reduce: reduce
         )
-        store(AnyCancellable { runner.end() })
-        typealias Runner = EffectRunner<State, Trigger, Output, Failure>
-        let subscription = follow(runner) { target, trigger, version, isMatch in
-            unsafeDowncast(target, to: Runner.self).receive(trigger, version: version, isMatch: isMatch)
-        } _: { target in
-            unsafeDowncast(target, to: Runner.self).hear()
-        }
-        runner.keep(subscription)
+        store(runner as any ActivationEffect)
+        runner.keep(follow(runner))
         return true
     }
 }

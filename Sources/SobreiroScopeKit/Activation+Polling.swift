@@ -51,7 +51,7 @@ extension Activation {
             }
         }
         guard let predicate else {
-            store(AnyCancellable { loop.end() })
+            store(loop as any ActivationEffect)
             loop.start(poll)
             return true
         }

@@ -37,7 +37,7 @@ extension Activation {
     ) -> Bool where Model: ViewModel<State> {
         guard isActive else { return false }
         let loop = EffectLoop(model: model)
-        store(AnyCancellable { loop.end() })
+        store(loop as any ActivationEffect)
         loop.start { writer in
             var elements = sequence.makeAsyncIterator()
             do throws(Elements.Failure) {

@@ -38,14 +38,18 @@ extension Activation {
             freshness: .unchangedState,
             operation: schedule.timed(operation),
             reduce: EffectSchedule.reducing(reduce)
-        ) { runner, receive, _ in
-            self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+        ) { runner in
+            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+                notice.willCall(target)
+                let runner = unsafeDowncast(target, to: EffectRunner<State, TimedTrigger<State>, Output?, Failure>.self)
                 guard predicate(state) else {
-                    receive(target, TimedTrigger(value: state, admission: .dropped), version, false)
+                    // A state that does not match still ends, under `cancelOnNewState`, the run of the one before.
+                    guard runner.hasRunsToCancel else { return }
+                    runner.receive(TimedTrigger(value: state, admission: .dropped), version: version, isMatch: false)
                     return
                 }
                 let trigger = schedule.admit(state)
-                receive(target, trigger, version, trigger.admission != .dropped)
+                runner.receive(trigger, version: version, isMatch: trigger.admission != .dropped)
             }
         }
     }
@@ -91,18 +95,20 @@ extension Activation {
             freshness: freshness,
             operation: schedule.timed(operation),
             reduce: EffectSchedule.reducing(reduce)
-        ) { runner, receive, hear in
+        ) { runner in
             // As the untimed form: every state, so that a write-back waiting for its value hears each of them.
-            let heard = LastValue<Value>()
-            return self.model.subscription(of: runner, replacingLive: false) { target, state, version in
+            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+                notice.willCall(target)
+                let runner = unsafeDowncast(target, to: EffectRunner<State, TimedTrigger<Value>, Output?, Failure>.self)
                 let value = value(state)
-                guard heard.replace(with: value) else {
-                    hear(target)
+                guard runner.lastTrigger?.value != value else {
+                    runner.hear()
                     return
                 }
                 // A value that starts no run still ends, under `cancelOnNewState`, the run of the value before.
                 let trigger = schedule.admit(value)
-                receive(target, trigger, version, trigger.admission != .dropped)
+                runner.lastTrigger = trigger
+                runner.receive(trigger, version: version, isMatch: trigger.admission != .dropped)
             }
         }
     }

@@ -30,7 +30,11 @@ public final class Activation<Model: AnyObject & Sendable> {
         !ending.hasFired
     }
 
-    private var cancellables: [AnyCancellable] = []
+    /// The first piece of work, held inline: most activations store one or two, and the array costs an
+    /// allocation as soon as it holds one.
+    private var firstWork: Work?
+    /// The work stored after the first, in order.
+    private var laterWork: [Work] = []
 
     /// Finishes what other threads tied to this activation: its state sequences.
     package nonisolated let ending = EndSignal()
@@ -43,25 +47,64 @@ public final class Activation<Model: AnyObject & Sendable> {
     /// cancel themselves as they are released.
     deinit {
         ending.fire()
+        // Cancellables would cancel themselves as they are released; effects are told.
+        firstWork?.end()
+        for work in laterWork { work.end() }
     }
 
     /// Keeps `cancellable` until the activation ends, or cancels it at once if it has ended.
     ///
     /// - Parameter cancellable: The work to tie to this activation.
     public func store(_ cancellable: AnyCancellable) {
+        store(.cancellable(cancellable))
+    }
+
+    /// Keeps `effect` until the activation ends, or ends it at once if it has ended: held as it is, with no
+    /// ``AnyCancellable`` and closure around it.
+    func store(_ effect: any ActivationEffect) {
+        store(.effect(effect))
+    }
+
+    private func store(_ work: Work) {
         guard isActive else {
-            cancellable.cancel()
+            work.end()
             return
         }
-        cancellables.append(cancellable)
+        if firstWork == nil {
+            firstWork = work
+        } else {
+            laterWork.append(work)
+        }
     }
 
     /// Ends the activation: cancels its work, in the order it was stored, and finishes its state sequences.
     func end() {
         ending.fire()
-        let work = cancellables
-        cancellables = []
-        for cancellable in work { cancellable.cancel() }
+        let first = firstWork
+        let later = laterWork
+        firstWork = nil
+        laterWork = []
+        first?.end()
+        for work in later { work.end() }
+    }
+}
+
+/// Work of an activation that it ends directly rather than through an ``AnyCancellable``.
+protocol ActivationEffect: AnyObject, Sendable {
+    /// Stops the work; called once, when the activation ends or if it had ended already.
+    func end()
+}
+
+/// A piece of an activation's work.
+private enum Work: Sendable {
+    case cancellable(AnyCancellable)
+    case effect(any ActivationEffect)
+
+    func end() {
+        switch self {
+        case .cancellable(let cancellable): cancellable.cancel()
+        case .effect(let effect): effect.end()
+        }
     }
 }
 

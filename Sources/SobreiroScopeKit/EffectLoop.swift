@@ -6,9 +6,9 @@ import Sobreiro
 /// Each write is a transaction that first checks, under the model's lock, that its run is still the current one.
 /// Stopping a run, or ending the effect, moves the current run on inside a transaction too, so once ``stop()`` or
 /// ``end()`` returns, the run it replaced writes nothing more: a write either committed before, or finds itself
-/// out of date. The task counts in the model's ``EffectActivity`` as an effect operation does, so settling awaits
-/// it.
-final class EffectLoop<State: ViewState>: Sendable {
+/// out of date. The task reports to the model's ``EffectTracker`` as an effect operation does, so settling awaits
+/// it; in apps, which have no tracker, it is a plain task.
+final class EffectLoop<State: ViewState>: ActivationEffect {
     private struct Runs {
         var isEnded = false
         /// The current run; a write of any other one is refused.
@@ -17,12 +17,13 @@ final class EffectLoop<State: ViewState>: Sendable {
     }
 
     private weak let model: ViewModel<State>?
-    private let activity: EffectActivity
+    /// What the runs report to: `nil` in apps.
+    private let tracker: (any EffectTracker)?
     private let runs = Locked(Runs())
 
     init(model: ViewModel<State>) {
         self.model = model
-        activity = EffectActivity.forModel(model)
+        tracker = EffectHooks.installed?.tracker(for: model)
     }
 
     /// Starts a run of `body`, which writes through the ``Writer`` it is given, unless the effect has ended.
@@ -39,7 +40,13 @@ final class EffectLoop<State: ViewState>: Sendable {
         guard let (run, replaced) = next else { return }
         replaced?.cancel()
         let writer = Writer(loop: self, run: run)
-        let task = startCountedTask(in: activity) { await body(writer) }
+        let task: Task<Void, Never>
+        if let tracker {
+            // Its writes run inside the operation, between its waits: the run has no result to hand over.
+            task = tracker.startOperation { await body(writer) }
+        } else {
+            task = Task { await body(writer) }
+        }
         let isCurrent = runs.withLock { runs in
             guard runs.current == run, !runs.isEnded else { return false }
             runs.task = task
@@ -48,11 +55,12 @@ final class EffectLoop<State: ViewState>: Sendable {
         if !isCurrent { task.cancel() }
     }
 
-    /// Whether the activity should count a run as settled while it waits for something other than a test clock,
-    /// for example the next element of a stream that a test drives.
+    /// Runs `body`, a wait for something other than a test clock that a test drives, such as the next element of
+    /// a stream, with the run counted as settled meanwhile.
     func waitIdle<T, Failure: Error>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
-        activity.park()
-        defer { activity.unpark() }
+        guard let tracker else { return try await body() }
+        tracker.park()
+        defer { tracker.unpark() }
         return try await body()
     }
 
@@ -111,22 +119,4 @@ final class EffectLoop<State: ViewState>: Sendable {
             loop.write(run, apply)
         }
     }
-}
-
-/// Starts `body` as an effect operation of `activity`: counted from now until it returns, with the activity as
-/// its current one, so that a test clock it sleeps on parks it, and on the activity's executor when a test counts
-/// jobs.
-func startCountedTask(
-    in activity: EffectActivity,
-    _ body: @escaping @Sendable () async -> Void
-) -> Task<Void, Never> {
-    activity.begin()
-    let operation: @Sendable () async -> Void = {
-        defer { activity.end() }
-        await EffectActivity.$current.withValue(activity) { await body() }
-    }
-    if let executor = activity.executor {
-        return Task(executorPreference: executor, operation: operation)
-    }
-    return Task(operation: operation)
 }

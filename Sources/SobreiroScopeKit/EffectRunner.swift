@@ -4,27 +4,33 @@ import Synchronization
 /// Runs one effect of one activation: starts an operation for each trigger, cancels the ones the strategy
 /// replaces, and writes each result back into the model unless the effect ended first.
 ///
-/// A result is written back inside a transaction that checks, under the model's lock, that its run is still
-/// wanted. Ending the effect clears the wanted runs inside a transaction too, so once ``end()`` returns no
-/// result can be written back: a write-back either committed before, or finds its run unwanted.
+/// A result is written back inside a transaction that claims its run, under the model's lock, if it is still
+/// wanted. Ending the effect clears the wanted runs and then, if a write-back has claimed its run and not returned
+/// from its transaction, waits for that transaction with one of its own; so once ``end()`` returns no result can
+/// be written back: a write-back either committed before, or finds its run unwanted. An effect with no write-back
+/// under way ends without a transaction.
 ///
 /// Under ``EffectStrategy/cancelOnNewState`` a run also stops being wanted as soon as a newer state commits, not
 /// only when that state reaches this effect: another subscriber may hold up the delivery for as long as it
 /// renders. The runner's ``EffectFreshness`` names the version the committed state must still have, and the
 /// write-back transaction compares versions only, so the check and the commit are one atomic step and no code of
 /// the effect runs under the model's lock but `reduce`, the transaction's body.
-final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: Sendable {
+final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: ActivationEffect,
+    @unchecked Sendable
+{
     private struct Runs {
         var isEnded = false
         var nextID: UInt64 = 0
-        /// The runs whose results may still be written back.
-        var wanted: Set<UInt64> = []
-        /// The tasks of wanted runs, once they are known.
-        var tasks: [UInt64: Task<Void, Never>] = [:]
+        /// The runs whose results may still be written back, with their tasks once they are known.
+        var wanted = WantedRuns()
         /// How many states the effect has heard that gave it no new trigger; see ``waitForNextState(of:after:)``.
         var heard: UInt64 = 0
         /// Write-backs waiting for the effect to hear another state.
         var waiting: [CheckedContinuation<Void, Never>] = []
+        /// The subscription that feeds this runner, ended with the effect.
+        var subscription: StateSubscription?
+        /// The write-backs that claimed their run in their transaction and have not returned from it.
+        var committing = 0
     }
 
     private weak let model: ViewModel<State>?
@@ -34,11 +40,16 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     private let freshness: EffectFreshness<State, Trigger>?
     private let operation: @Sendable (Trigger) async throws(Failure) -> Output
     private let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
-    private let runs = Locked(Runs())
+    /// Guards `runs`. Held inline rather than through a `Locked`, which would cost an object more per effect.
+    private let lock = Lock()
+    nonisolated(unsafe) private var runs = Runs()
     /// The number of runs in `runs.wanted`, readable without the lock; stored under it after every change.
     private let wantedCount = Atomic<Int>(0)
-    private let activity: EffectActivity
-    private let subscription = Locked<StateSubscription?>(nil)
+    /// The last trigger the subscription handed over, for an effect on a value to tell a new value from the same
+    /// one. Only the subscription's calls touch it, and the model never runs two of them at once.
+    nonisolated(unsafe) var lastTrigger: Trigger?
+    /// What the operations report to: `nil` in apps, so that starting one costs no more than a `Task`.
+    private let tracker: (any EffectTracker)?
 
     init(
         model: ViewModel<State>,
@@ -48,16 +59,25 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) {
         self.model = model
-        activity = EffectActivity.forModel(model)
+        tracker = EffectHooks.installed?.tracker(for: model)
         self.strategy = strategy
         self.freshness = strategy == .cancelOnNewState ? freshness : nil
         self.operation = operation
         self.reduce = reduce
     }
 
-    /// Keeps the subscription that feeds this runner, to end it with the effect.
+    private func withRuns<R>(_ body: (inout Runs) -> R) -> R {
+        lock.withLock { body(&runs) }
+    }
+
+    /// Keeps the subscription that feeds this runner, to end it with the effect; ends it at once if the effect
+    /// has ended.
     func keep(_ subscription: StateSubscription) {
-        self.subscription.withLock { $0 = subscription }
+        let isEnded = withRuns { runs in
+            if !runs.isEnded { runs.subscription = subscription }
+            return runs.isEnded
+        }
+        if isEnded { subscription.cancel() }
     }
 
     /// Takes a new trigger, on the thread that delivers it: with ``EffectStrategy/cancelOnNewState`` it cancels
@@ -67,16 +87,13 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     ///   stamp. A run for a state that has moved on already starts too: its result is dropped at write-back, and
     ///   the newer state, on its way to this effect, cancels it before then.
     func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
-        // Most states neither match nor find an operation to cancel: they cost one atomic load.
-        guard isMatch || (strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0) else { return }
-        let started = runs.withLock { runs -> (id: UInt64?, replaced: [Task<Void, Never>], waiting: [Waiting]) in
-            guard !runs.isEnded else { return (nil, [], []) }
-            var replaced: [Task<Void, Never>] = []
+        guard isMatch || hasRunsToCancel else { return }
+        let started = withRuns { runs -> (id: UInt64?, replaced: RunTasks, waiting: [Waiting]) in
+            guard !runs.isEnded else { return (nil, RunTasks(), []) }
+            var replaced = RunTasks()
             var waiting: [Waiting] = []
             if strategy == .cancelOnNewState {
-                replaced = Array(runs.tasks.values)
-                runs.tasks.removeAll()
-                runs.wanted.removeAll()
+                replaced = runs.wanted.removeAll()
                 swap(&waiting, &runs.waiting)
             }
             defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
@@ -85,16 +102,23 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             runs.wanted.insert(runs.nextID)
             return (runs.nextID, replaced, waiting)
         }
-        for task in started.replaced { task.cancel() }
+        started.replaced.cancel()
         // Their runs are no longer wanted: they find it out and return.
         for write in started.waiting { write.resume() }
         if let id = started.id { start(trigger, id: id, stamp: version) }
     }
 
+    /// Whether a state that does not match has anything to do here: cancel the running operations. Most states
+    /// neither match nor find an operation to cancel; the subscription asks this before it hands the trigger
+    /// over, so that they cost one atomic load and no copy of the trigger.
+    var hasRunsToCancel: Bool {
+        strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0
+    }
+
     /// Takes a state that gave the effect no new trigger (its value did not change), on the thread that delivers
     /// it: the write-backs waiting for a state check their value again.
     func hear() {
-        let waiting = runs.withLock { runs in
+        let waiting = withRuns { runs in
             runs.heard &+= 1
             var waiting: [Waiting] = []
             swap(&waiting, &runs.waiting)
@@ -106,34 +130,29 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     private typealias Waiting = CheckedContinuation<Void, Never>
 
     private func start(_ trigger: Trigger, id: UInt64, stamp: UInt64) {
-        activity.begin()
-        // Two calls rather than `Task(executorPreference: activity.executor)`: given `nil`, that initializer still
-        // costs an allocation more per operation than `Task { }`.
         let task: Task<Void, Never>
-        if let executor = activity.executor {
-            // Under test: its jobs, and those of the child tasks it starts, run on the activity, which counts them.
-            task = Task(executorPreference: executor) { [self] in await run(trigger, id: id, stamp: stamp) }
+        if let tracker {
+            // Under test: the tracker counts the operation, and its executor may count the jobs of its task and of
+            // the child tasks it starts.
+            task = tracker.startOperation { [self] in
+                await perform(trigger)
+            } finish: { [self] result in
+                await writeBack(result, of: id, for: trigger, stamp: stamp)
+            }
         } else {
-            task = Task { [self] in await run(trigger, id: id, stamp: stamp) }
+            // `Task(executorPreference: nil)` would still cost an allocation more than `Task { }`.
+            task = Task { [self] in await writeBack(await perform(trigger), of: id, for: trigger, stamp: stamp) }
         }
-        let isWanted = runs.withLock { runs in
-            guard runs.wanted.contains(id) else { return false }
-            runs.tasks[id] = task
-            return true
-        }
+        let isWanted = withRuns { $0.wanted.setTask(task, of: id) }
         if !isWanted { task.cancel() }
     }
 
-    private func run(_ trigger: Trigger, id: UInt64, stamp: UInt64) async {
-        defer { activity.end() }
-        let result = await EffectActivity.$current.withValue(activity) { () async -> Result<Output, Failure> in
-            do throws(Failure) {
-                return .success(try await operation(trigger))
-            } catch {
-                return .failure(error)
-            }
+    private func perform(_ trigger: Trigger) async -> Result<Output, Failure> {
+        do throws(Failure) {
+            return .success(try await operation(trigger))
+        } catch {
+            return .failure(error)
         }
-        await writeBack(result, of: id, for: trigger, stamp: stamp)
     }
 
     /// Writes `result` back if its run is still wanted and its trigger still current.
@@ -163,7 +182,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             }
             var required: UInt64?
             if let freshness {
-                let heard = runs.withLock { $0.heard }
+                let heard = withRuns { $0.heard }
                 switch freshness.verdict(of: model, for: trigger, stamp: stamp) {
                 case .current(let version):
                     required = version
@@ -182,9 +201,10 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                         forget(id)
                         throw .dropped
                     }
-                    guard forget(id) else { throw .dropped }
+                    guard claim(id) else { throw .dropped }
                     reduce(&state, result)
                 }
+                withRuns { $0.committing -= 1 }
                 return
             } catch {
                 if error == .dropped { return }
@@ -205,7 +225,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// longer wanted.
     private func waitForNextState(of id: UInt64, after heard: UInt64) async {
         await withCheckedContinuation { (write: Waiting) in
-            let waits = runs.withLock { runs in
+            let waits = withRuns { runs in
                 guard runs.heard == heard, runs.wanted.contains(id) else { return false }
                 runs.waiting.append(write)
                 return true
@@ -215,7 +235,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     }
 
     private func isWanted(_ id: UInt64) -> Bool {
-        runs.withLock { $0.wanted.contains(id) }
+        withRuns { $0.wanted.contains(id) }
     }
 
     /// Forgets the run `id`, which is done or out of date.
@@ -223,32 +243,43 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// - Returns: Whether it was still wanted.
     @discardableResult
     private func forget(_ id: UInt64) -> Bool {
-        runs.withLock { runs in
-            runs.tasks[id] = nil
+        withRuns { runs in
             defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-            return runs.wanted.remove(id) != nil
+            return runs.wanted.remove(id)
+        }
+    }
+
+    /// Claims the run `id` for the write-back transaction that calls it: the run is no longer wanted, and ``end()``
+    /// waits for the transaction.
+    ///
+    /// - Returns: Whether the run was still wanted; if not, nothing is claimed.
+    private func claim(_ id: UInt64) -> Bool {
+        withRuns { runs in
+            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
+            guard runs.wanted.remove(id) else { return false }
+            runs.committing += 1
+            return true
         }
     }
 
     /// Stops following the model, cancels the running operations and drops their results.
     func end() {
-        subscription.withLock { $0 }?.cancel()
-        let drop = { [self] in
-            runs.withLock { runs in
-                runs.isEnded = true
-                runs.wanted.removeAll()
-                wantedCount.store(0, ordering: .releasing)
-                defer {
-                    runs.tasks.removeAll()
-                    runs.waiting.removeAll()
-                }
-                return (Array(runs.tasks.values), runs.waiting)
-            }
+        let subscription = withRuns { runs in
+            defer { runs.subscription = nil }
+            return runs.subscription
         }
-        // Inside a transaction, so that a write-back running on another thread either commits first or finds
-        // its run unwanted.
-        let (running, waiting) = model.map { model in model.write { _ in drop() } } ?? drop()
-        for task in running { task.cancel() }
+        // Outside the lock: a cancel waits for a running call, which may take it.
+        subscription?.cancel()
+        let (running, waiting, isCommitting) = withRuns { runs in
+            runs.isEnded = true
+            wantedCount.store(0, ordering: .releasing)
+            defer { runs.waiting.removeAll() }
+            return (runs.wanted.removeAll(), runs.waiting, runs.committing > 0)
+        }
+        // A write-back that claimed its run before may still be in its transaction: this one starts after that one
+        // has committed. Any other finds its run unwanted from now on.
+        if isCommitting, let model { model.write { _ in } }
+        running.cancel()
         for write in waiting { write.resume() }
     }
 }

@@ -1,6 +1,7 @@
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
+import SobreiroTesting
 import Synchronization
 
 /// Where an effect's operations wait until a step lets them finish; a cancelled operation leaves at once.

@@ -3,6 +3,7 @@ import Foundation
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
+import SobreiroTesting
 import Testing
 
 /// A view that blocks in `render` for the first state that matches `isSlow`, until the test releases it: while it

@@ -2,6 +2,7 @@ import Dispatch
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
+import SobreiroTesting
 import Testing
 
 /// A reading whose value may be NaN, which is not equal to itself.

@@ -240,6 +240,8 @@ public enum WriteScenario: String, CaseIterable, Sendable {
     case boundIdleEffect = "bound-idle-effect"
     /// A plain `ViewModel` with the view subscribed directly: the floor.
     case unbound = "unbound"
+    /// The same with a second view subscribed: what one more subscriber of the model costs a write.
+    case unboundTwoViews = "unbound-2-views"
 
     /// The model to write to, set up and active, and what must stay alive while writing to it.
     @MainActor
@@ -258,6 +260,11 @@ public enum WriteScenario: String, CaseIterable, Sendable {
             let model = ViewModel(initialState: Reading())
             let subscription = model.subscribe(view: view)
             return (model, view, [subscription])
+        case .unboundTwoViews:
+            let model = ViewModel(initialState: Reading())
+            let second = CountingView()
+            let subscriptions = [model.subscribe(view: view), model.subscribe(view: second)]
+            return (model, view, subscriptions + [second])
         }
     }
 }

@@ -1,9 +1,14 @@
 import Dispatch
 import Sobreiro
+package import SobreiroScopeKit
 import Synchronization
 
 /// Counts the operations of the effects of one model that are running, those of them parked on a test clock, and
 /// the jobs of their tasks that are queued or running, so that a test can wait until every effect has settled.
+///
+/// Effects report to it through ``EffectTracker``, which only processes that link this module install (see
+/// ``TestEffectTracking``): an app's effects report to nothing. The counts and the waits are an ``EffectCounts``;
+/// this class adds the lock, the task executor that counts jobs and the probe of the main queue.
 ///
 /// An operation runs with its activity in ``current``; a test clock parks that activity while the operation
 /// sleeps on it. Once a test clock exists, the operation's task, and every child task it starts, runs its jobs on
@@ -11,69 +16,23 @@ import Synchronization
 /// job. Jobs isolated to the main actor run on the main queue instead: once the counts are quiet, the activity
 /// queues a probe there, behind every job already queued, and the effects have settled only if the counts did not
 /// change before it ran.
-package final class EffectActivity: Sendable {
+package final class EffectActivity: EffectTracker {
     /// The activity of the effect operation running in the current task, if any.
     @TaskLocal package static var current: EffectActivity?
 
-    private struct Counts {
-        var running = 0
-        var parked = 0
-        /// The jobs of operations' tasks that are queued or running on this activity.
-        var jobs = 0
-        /// Moves on with every change of the counts above.
-        var generation = 0
-        /// The last generation that a probe of the main queue saw unchanged.
-        var mainQueueSeenIn = -1
-        var isProbingMainQueue = false
-        var waiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>)] = [:]
-        var waits = 0
-
-        /// Every running operation is parked (each sleep of one in several child tasks parks it once), and none of
-        /// their jobs is queued or running here.
-        var isQuiet: Bool { running <= parked && jobs == 0 }
-
-        func holds(_ condition: Condition) -> Bool {
-            switch condition {
-            case .settled: isQuiet && mainQueueSeenIn == generation
-            case .stopped: running == 0
-            }
-        }
-
-        /// Removes the waiters whose condition holds and returns them.
-        mutating func takeReady() -> [CheckedContinuation<Bool, Never>] {
-            let ready = waiters.filter { holds($0.value.condition) }
-            for number in ready.keys { waiters[number] = nil }
-            return ready.values.map(\.continuation)
-        }
-
-        /// The generation to probe the main queue in, if someone waits for `settled` and only the probe is missing.
-        mutating func startProbe() -> Int? {
-            guard isQuiet, mainQueueSeenIn != generation, !isProbingMainQueue,
-                waiters.values.contains(where: { $0.condition == .settled })
-            else { return nil }
-            isProbingMainQueue = true
-            return generation
-        }
-    }
-
     /// What a test waits for.
-    package enum Condition: Sendable {
-        /// Every running operation is parked on a test clock.
-        case settled
-        /// No operation runs.
-        case stopped
-    }
+    package typealias Condition = EffectCondition
 
-    private let counts = Locked(Counts())
+    private let counts = Locked(EffectCounts<CheckedContinuation<Bool, Never>>())
 
     /// Whether effect tasks started from now on run their jobs on their activity. A ``TestClock`` switches it on, so
-    /// that only tests pay for the counting.
+    /// that only tests with a clock pay for the counting.
     private static let countsJobs = Atomic<Bool>(false)
 
     /// The activity of each model whose effects exist. An activity removes its entry as it goes, so the registry
-    /// holds only live activities. An activity can outlive its model, while an operation that ignores cancellation
-    /// still runs; its entry then names a dead model, and a new model at the same address gets an activity of its
-    /// own instead.
+    /// holds only live activities, and finding or adding one never passes over the others. An activity can outlive
+    /// its model, while an operation that ignores cancellation still runs; its entry then names a dead model, and a
+    /// new model at the same address gets an activity of its own instead.
     private static let byModel = Locked<[ObjectIdentifier: WeakActivity]>([:])
 
     /// The model this activity counts for.
@@ -111,24 +70,28 @@ package final class EffectActivity: Sendable {
     }
 
     /// Makes effect tasks started from now on run their jobs on their activity, which counts them.
-    package static func countJobs() {
+    static func countJobs() {
         countsJobs.store(true, ordering: .relaxed)
     }
 
-    /// The executor for an operation's task: this activity once jobs are counted, otherwise none of its own.
-    var executor: (any TaskExecutor)? {
-        Self.countsJobs.load(ordering: .relaxed) ? self : nil
+    /// Counts the operation and gives its task this activity as executor once jobs are counted.
+    package func operationWillStart() -> (any TaskExecutor)? {
+        change { $0.begin() }
+        return Self.countsJobs.load(ordering: .relaxed) ? self : nil
     }
 
-    func begin() { change { $0.running += 1 } }
+    /// Runs the operation with this activity in ``current``, where a test clock finds it.
+    package func run<Result: Sendable>(_ operation: () async -> Result) async -> Result {
+        await Self.$current.withValue(self, operation: operation)
+    }
 
-    func end() { change { $0.running -= 1 } }
+    package func operationDidEnd() { change { $0.end() } }
 
     /// The current operation waits on a test clock.
-    package func park() { change { $0.parked += 1 } }
+    package func park() { change { $0.park() } }
 
     /// The current operation was woken by a test clock.
-    package func unpark() { change { $0.parked -= 1 } }
+    package func unpark() { change { $0.unpark() } }
 
     /// The number of operations running now.
     package var running: Int {
@@ -137,30 +100,21 @@ package final class EffectActivity: Sendable {
 
     /// Whether every operation is parked, and settling waits only for the main queue to run what was queued on it.
     package var isWaitingForMainQueue: Bool {
-        counts.withLock { $0.isQuiet && $0.mainQueueSeenIn != $0.generation }
-    }
-
-    private func change(_ update: (inout Counts) -> Void) {
-        resolve { counts in
-            update(&counts)
-            counts.generation &+= 1
-        }
+        counts.withLock { $0.isWaitingForMainQueue }
     }
 
     /// Applies `update`, resumes the waiters whose condition holds, and probes the main queue if settling needs it.
-    private func resolve(after update: (inout Counts) -> Void) {
+    /// The waiters resume after the lock is released.
+    private func change(_ update: (inout EffectCounts<CheckedContinuation<Bool, Never>>) -> Void) {
         let (ready, probe) = counts.withLock { counts -> ([CheckedContinuation<Bool, Never>], Int?) in
             update(&counts)
-            guard !counts.waiters.isEmpty else { return ([], nil) }
+            guard counts.hasWaiters else { return ([], nil) }
             return (counts.takeReady(), counts.startProbe())
         }
         for waiter in ready { waiter.resume(returning: true) }
         guard let generation = probe else { return }
         DispatchQueue.main.async { [self] in
-            resolve { counts in
-                counts.isProbingMainQueue = false
-                if counts.generation == generation { counts.mainQueueSeenIn = generation }
-            }
+            change { $0.probeRan(in: generation) }
         }
     }
 
@@ -173,15 +127,11 @@ package final class EffectActivity: Sendable {
     package func wait(until condition: Condition, expire: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
             var number = 0
-            resolve { counts in
-                counts.waits += 1
-                number = counts.waits
-                counts.waiters[number] = (condition, continuation)
-            }
+            change { number = $0.addWaiter(continuation, until: condition) }
             // Weakly: a wait that has ended keeps no activity alive until its timer fires. While the wait lasts,
             // its caller holds the activity.
             expire { [weak self, number] in
-                self?.counts.withLock { $0.waiters.removeValue(forKey: number) }?.continuation.resume(returning: false)
+                self?.counts.withLock { $0.removeWaiter(number) }?.resume(returning: false)
             }
         }
     }
@@ -192,10 +142,10 @@ extension EffectActivity: TaskExecutor {
     package func enqueue(_ job: consuming ExecutorJob) {
         let quality = DispatchQoS.QoSClass(job.priority)
         let job = UnownedJob(job)
-        change { $0.jobs += 1 }
+        change { $0.jobQueued() }
         DispatchQueue.global(qos: quality).async { [self] in
             job.runSynchronously(on: asUnownedTaskExecutor())
-            change { $0.jobs -= 1 }
+            change { $0.jobReturned() }
         }
     }
 }
@@ -220,4 +170,18 @@ private struct WeakActivity {
     weak var activity: EffectActivity?
     /// The model the activity counts for, to tell it from a later model at the same address.
     weak var model: AnyObject?
+}
+
+/// The effect tracking of processes that link this module: each model's effects report to its ``EffectActivity``.
+///
+/// `SobreiroScopeKit` finds this class by name the first time an effect is created (``EffectHooks/installed``), so
+/// a test needs no set-up for ``settleEffects(of:timeout:fileID:filePath:line:column:)`` to see the effects that
+/// started before it; an app, which does not link this module, finds nothing and its effects report to no one.
+/// Renaming or moving the class breaks that lookup: a test of this module checks that it still finds it.
+package final class TestEffectTracking: EffectTracking {
+    package init() {}
+
+    package func tracker(for model: AnyObject) -> any EffectTracker {
+        EffectActivity.forModel(model)
+    }
 }

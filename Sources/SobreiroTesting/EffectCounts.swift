@@ -1,0 +1,112 @@
+/// What a test waits for of a model's effects.
+package enum EffectCondition: Sendable {
+    /// Every running operation is parked on a test clock, none of their jobs is queued, and the main queue has
+    /// run what was queued on it since.
+    case settled
+    /// No operation runs.
+    case stopped
+}
+
+/// The counts of a model's effect operations, and who waits for them: a state machine with no lock and no thread of
+/// its own, which ``EffectActivity`` keeps under its lock. A waiter is any value, given back once its condition
+/// holds.
+///
+/// Settling needs the main queue to have run what was queued on it while the counts were quiet, since a job of an
+/// operation isolated to the main actor runs there rather than on the counting executor. The machine does not probe
+/// the queue itself: ``startProbe()`` says when a probe is due, and ``probeRan(in:)`` reports that it ran.
+package struct EffectCounts<Waiter> {
+    /// The operations running now.
+    package private(set) var running = 0
+    /// The running operations parked on a test clock (an operation sleeping in several child tasks is parked once
+    /// per sleep).
+    package private(set) var parked = 0
+    /// The jobs of operations' tasks that are queued or running on the counting executor.
+    package private(set) var jobs = 0
+    /// Moves on with every change of the counts above.
+    private var generation = 0
+    /// The last generation that a probe of the main queue saw unchanged.
+    private var mainQueueSeenIn = -1
+    private var isProbingMainQueue = false
+    private var waiters: [Int: (condition: EffectCondition, waiter: Waiter)] = [:]
+    private var waits = 0
+
+    /// Creates counts with nothing running and no waiter.
+    package init() {}
+
+    /// Every running operation is parked, and none of their jobs is queued or running.
+    package var isQuiet: Bool { running <= parked && jobs == 0 }
+
+    /// Whether the counts are quiet and settling waits only for the main queue to run what was queued on it.
+    package var isWaitingForMainQueue: Bool { isQuiet && mainQueueSeenIn != generation }
+
+    /// Whether `condition` holds now.
+    package func holds(_ condition: EffectCondition) -> Bool {
+        switch condition {
+        case .settled: isQuiet && mainQueueSeenIn == generation
+        case .stopped: running == 0
+        }
+    }
+
+    /// An operation starts.
+    package mutating func begin() { change { $0.running += 1 } }
+
+    /// An operation ends.
+    package mutating func end() { change { $0.running -= 1 } }
+
+    /// A running operation waits on a test clock.
+    package mutating func park() { change { $0.parked += 1 } }
+
+    /// A parked operation was woken by a test clock.
+    package mutating func unpark() { change { $0.parked -= 1 } }
+
+    /// A job of an operation's task was queued on the counting executor.
+    package mutating func jobQueued() { change { $0.jobs += 1 } }
+
+    /// A job of an operation's task returned.
+    package mutating func jobReturned() { change { $0.jobs -= 1 } }
+
+    private mutating func change(_ update: (inout Self) -> Void) {
+        update(&self)
+        generation &+= 1
+    }
+
+    /// Adds `waiter` until `condition` holds; ``takeReady()`` gives it back then, unless ``removeWaiter(_:)`` took it
+    /// first.
+    ///
+    /// - Returns: The number that ``removeWaiter(_:)`` takes.
+    package mutating func addWaiter(_ waiter: Waiter, until condition: EffectCondition) -> Int {
+        waits += 1
+        waiters[waits] = (condition, waiter)
+        return waits
+    }
+
+    /// Removes the waiter numbered `number`, if it is still waiting.
+    package mutating func removeWaiter(_ number: Int) -> Waiter? {
+        waiters.removeValue(forKey: number)?.waiter
+    }
+
+    /// Whether anyone waits.
+    package var hasWaiters: Bool { !waiters.isEmpty }
+
+    /// Removes the waiters whose condition holds and returns them, in the order they came.
+    package mutating func takeReady() -> [Waiter] {
+        let ready = waiters.filter { holds($0.value.condition) }.keys.sorted()
+        return ready.compactMap { waiters.removeValue(forKey: $0)?.waiter }
+    }
+
+    /// The generation to probe the main queue in, if someone waits for ``EffectCondition/settled`` and only the
+    /// probe is missing; the caller queues a probe on the main queue and reports it with ``probeRan(in:)``.
+    package mutating func startProbe() -> Int? {
+        guard isWaitingForMainQueue, !isProbingMainQueue, waiters.values.contains(where: { $0.condition == .settled })
+        else { return nil }
+        isProbingMainQueue = true
+        return generation
+    }
+
+    /// The main queue ran a probe that ``startProbe()`` asked for in `probed`: if nothing changed since, every job
+    /// queued there before the counts went quiet has run.
+    package mutating func probeRan(in probed: Int) {
+        isProbingMainQueue = false
+        if generation == probed { mainQueueSeenIn = probed }
+    }
+}

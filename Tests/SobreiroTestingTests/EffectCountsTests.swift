@@ -1,0 +1,109 @@
+import SobreiroScopeKit
+import SobreiroTesting
+import Testing
+
+/// The counts and waits behind `settleEffects(of:)` and `TestClock`, stepped by hand: no thread, no task, no queue.
+@Suite("Effect counts")
+struct EffectCountsTests {
+    @Test("with nothing running, stopped holds at once, and settled only once the main queue has been probed")
+    func idle() {
+        var counts = EffectCounts<String>()
+        #expect(counts.holds(.stopped))
+        #expect(!counts.holds(.settled))
+        #expect(counts.isWaitingForMainQueue)
+        #expect(counts.startProbe() == nil, "no one waits for settling: no probe")
+
+        _ = counts.addWaiter("settle", until: .settled)
+        let probe = counts.startProbe()
+        #expect(probe != nil)
+        #expect(counts.startProbe() == nil, "one probe at a time")
+        #expect(counts.takeReady().isEmpty)
+
+        counts.probeRan(in: probe!)
+        #expect(counts.holds(.settled))
+        #expect(counts.takeReady() == ["settle"])
+        #expect(!counts.hasWaiters)
+    }
+
+    @Test("a running operation is unsettled until it parks, and settling needs a probe after the last change")
+    func parking() {
+        var counts = EffectCounts<String>()
+        counts.begin()
+        _ = counts.addWaiter("settle", until: .settled)
+        _ = counts.addWaiter("stop", until: .stopped)
+        #expect(counts.startProbe() == nil, "not quiet: nothing to probe yet")
+        #expect(counts.takeReady().isEmpty)
+
+        counts.park()
+        #expect(counts.isQuiet)
+        let probe = counts.startProbe()!
+        counts.probeRan(in: probe)
+        #expect(counts.takeReady() == ["settle"])
+
+        counts.unpark()
+        counts.end()
+        #expect(counts.takeReady() == ["stop"])
+        #expect(counts.running == 0 && counts.parked == 0)
+    }
+
+    @Test("a probe that ran after a change does not settle: the change may have queued a job behind it")
+    func staleProbe() {
+        var counts = EffectCounts<Int>()
+        counts.begin()
+        counts.park()
+        _ = counts.addWaiter(1, until: .settled)
+        let stale = counts.startProbe()!
+        counts.unpark()
+        counts.park()
+        counts.probeRan(in: stale)
+        #expect(!counts.holds(.settled))
+        #expect(counts.isWaitingForMainQueue)
+
+        let fresh = counts.startProbe()!
+        #expect(fresh != stale)
+        counts.probeRan(in: fresh)
+        #expect(counts.takeReady() == [1])
+    }
+
+    @Test("a queued job keeps the counts from being quiet, though every operation is parked")
+    func jobs() {
+        var counts = EffectCounts<Int>()
+        counts.begin()
+        counts.park()
+        counts.jobQueued()
+        #expect(!counts.isQuiet)
+        #expect(counts.jobs == 1)
+        counts.jobReturned()
+        #expect(counts.isQuiet)
+    }
+
+    @Test("an operation that sleeps in two child tasks is quiet only once both have parked")
+    func twoSleeps() {
+        var counts = EffectCounts<Int>()
+        counts.begin()
+        counts.jobQueued()
+        counts.jobQueued()
+        counts.park()
+        counts.jobReturned()
+        #expect(!counts.isQuiet, "one child task has not reached the clock yet")
+        counts.park()
+        counts.jobReturned()
+        #expect(counts.isQuiet)
+    }
+
+    @Test("a removed waiter is not given back; the others come back in the order they came")
+    func removal() {
+        var counts = EffectCounts<String>()
+        let first = counts.addWaiter("first", until: .stopped)
+        _ = counts.addWaiter("second", until: .stopped)
+        _ = counts.addWaiter("third", until: .stopped)
+        #expect(counts.removeWaiter(first) == "first")
+        #expect(counts.removeWaiter(first) == nil)
+        #expect(counts.takeReady() == ["second", "third"])
+    }
+
+    @Test("a test process finds SobreiroTesting's effect tracking without any set-up")
+    func trackingIsInstalled() {
+        #expect(EffectHooks.installed is TestEffectTracking)
+    }
+}
