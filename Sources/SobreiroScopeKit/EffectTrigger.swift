@@ -20,7 +20,7 @@ import Synchronization
 ///
 ///     func didBecomeActive(_ activation: Activation<UploadViewModel>) {
 ///         activation.effect(on: upload) { [api] photo in try await api.upload(photo) } reduce: { state, result in
-///             state.status = result.isSuccess ? .done : .failed
+///             state.status = (try? result.get()) != nil ? .done : .failed
 ///         }
 ///     }
 ///

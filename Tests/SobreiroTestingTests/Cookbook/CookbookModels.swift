@@ -1,0 +1,209 @@
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+
+// The models of the "Effects cookbook" in the Scoped view models article, compiled as written there.
+
+// MARK: Search with debounce
+
+struct SearchState: ViewState {
+    var query = ""
+    var results: [String] = []
+}
+
+protocol SearchAPI: Sendable {
+    func search(_ query: String) async throws -> [String]
+}
+
+final class SearchViewModel: ViewModel<SearchState>, ScopedViewModel, @unchecked Sendable {
+    let api: any SearchAPI
+    let clock: any Clock<Duration>
+
+    init(api: any SearchAPI, clock: any Clock<Duration> = ContinuousClock()) {
+        self.api = api
+        self.clock = clock
+        super.init(initialState: SearchState())
+    }
+
+    func type(_ query: String) { write { $0.query = query } }
+
+    func didBecomeActive(_ activation: Activation<SearchViewModel>) {
+        activation.effect(onChangeOf: \.query, timing: .debounced(for: .milliseconds(300), clock: clock)) {
+            [api] query in
+            query.isEmpty ? [] : try await api.search(query)
+        } reduce: { state, result in
+            state.results = (try? result.get()) ?? []
+        }
+    }
+}
+
+// MARK: A throttled button
+
+struct FeedState: ViewState {
+    var posts: [String] = []
+    var refreshes = 0
+}
+
+protocol FeedAPI: Sendable {
+    func posts() async throws -> [String]
+}
+
+final class FeedViewModel: ViewModel<FeedState>, ScopedViewModel, @unchecked Sendable {
+    let api: any FeedAPI
+    let clock: any Clock<Duration>
+    private let refreshing = EffectTrigger<Void>()
+
+    init(api: any FeedAPI, clock: any Clock<Duration> = ContinuousClock()) {
+        self.api = api
+        self.clock = clock
+        super.init(initialState: FeedState())
+    }
+
+    func refresh() { refreshing.send() }
+
+    func didBecomeActive(_ activation: Activation<FeedViewModel>) {
+        activation.effect(on: refreshing, timing: .throttled(for: .seconds(2), keeping: .first, clock: clock)) {
+            [api] in
+            try await api.posts()
+        } reduce: { state, result in
+            state.refreshes += 1
+            if case .success(let posts) = result { state.posts = posts }
+        }
+    }
+}
+
+// MARK: Retry with backoff
+
+struct ProfileState: ViewState {
+    enum Phase: Equatable, Sendable {
+        case loading
+        case loaded(String)
+        case failed(String)
+    }
+    var phase = Phase.loading
+}
+
+protocol ProfileAPI: Sendable {
+    func name() async throws -> String
+}
+
+final class ProfileViewModel: ViewModel<ProfileState>, ScopedViewModel, @unchecked Sendable {
+    let api: any ProfileAPI
+    let clock: any Clock<Duration>
+
+    init(api: any ProfileAPI, clock: any Clock<Duration> = ContinuousClock()) {
+        self.api = api
+        self.clock = clock
+        super.init(initialState: ProfileState())
+    }
+
+    func reload() { write { $0.phase = .loading } }
+
+    func didBecomeActive(_ activation: Activation<ProfileViewModel>) {
+        activation.effect(
+            when: { $0.phase == .loading },
+            timing: .retrying(upTo: 3, initialDelay: .seconds(1), clock: clock)
+        ) { [api] _ in
+            try await api.name()
+        } reduce: { state, result in
+            switch result {
+            case .success(let name): state.phase = .loaded(name)
+            case .failure(let error): state.phase = .failed("\(error)")
+            }
+        }
+    }
+}
+
+// MARK: Polling
+
+struct ScoreState: ViewState {
+    var isLive = true
+    var score = 0
+}
+
+protocol ScoreAPI: Sendable {
+    func score() async throws -> Int
+}
+
+final class ScoreViewModel: ViewModel<ScoreState>, ScopedViewModel, @unchecked Sendable {
+    let api: any ScoreAPI
+    let clock: any Clock<Duration>
+
+    init(api: any ScoreAPI, clock: any Clock<Duration> = ContinuousClock()) {
+        self.api = api
+        self.clock = clock
+        super.init(initialState: ScoreState())
+    }
+
+    func endMatch() { write { $0.isLive = false } }
+
+    func didBecomeActive(_ activation: Activation<ScoreViewModel>) {
+        activation.effect(every: .seconds(30), clock: clock, while: \.isLive) { [api] _ in
+            try await api.score()
+        } reduce: { state, result in
+            if case .success(let score) = result { state.score = score }
+        }
+    }
+}
+
+// MARK: A socket stream
+
+struct ChatState: ViewState {
+    var messages: [String] = []
+}
+
+final class ChatViewModel: ViewModel<ChatState>, ScopedViewModel, @unchecked Sendable {
+    let incoming: AsyncStream<String>
+
+    init(incoming: AsyncStream<String>) {
+        self.incoming = incoming
+        super.init(initialState: ChatState())
+    }
+
+    func didBecomeActive(_ activation: Activation<ChatViewModel>) {
+        activation.effect(consuming: incoming) { state, message in
+            state.messages.append(message)
+        }
+    }
+}
+
+// MARK: Cancelling an upload
+
+struct UploadState: ViewState {
+    enum Status: Equatable, Sendable {
+        case idle, uploading, done, failed, cancelled
+    }
+    var status = Status.idle
+}
+
+protocol UploadAPI: Sendable {
+    func upload(_ photo: [UInt8]) async throws
+}
+
+final class UploadViewModel: ViewModel<UploadState>, ScopedViewModel, @unchecked Sendable {
+    let api: any UploadAPI
+    private let uploading = EffectTrigger<[UInt8]>()
+
+    init(api: any UploadAPI) {
+        self.api = api
+        super.init(initialState: UploadState())
+    }
+
+    func upload(_ photo: [UInt8]) {
+        write { $0.status = .uploading }
+        uploading.send(photo)
+    }
+
+    func cancelUpload() {
+        uploading.cancel()  // nothing the upload returns is written from now on
+        write { $0.status = .cancelled }
+    }
+
+    func didBecomeActive(_ activation: Activation<UploadViewModel>) {
+        activation.effect(on: uploading) { [api] photo in
+            try await api.upload(photo)
+        } reduce: { state, result in
+            state.status = (try? result.get()) != nil ? .done : .failed
+        }
+    }
+}
