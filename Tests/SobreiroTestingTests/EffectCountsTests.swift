@@ -102,6 +102,25 @@ struct EffectCountsTests {
         #expect(counts.takeReady() == ["second", "third"])
     }
 
+    @Test("quiet holds once every running operation is parked and no job is queued, with no probe of the main queue")
+    func quiet() {
+        var counts = EffectCounts<String>()
+        counts.begin()
+        counts.begin()
+        _ = counts.addWaiter("quiet", until: .quiet)
+        counts.park()
+        #expect(counts.takeReady().isEmpty, "one operation still runs")
+
+        counts.end()
+        counts.jobQueued()
+        #expect(counts.takeReady().isEmpty, "a job of the parked operation is queued")
+
+        counts.jobReturned()
+        #expect(counts.startProbe() == nil, "no one waits for settling: no probe")
+        #expect(counts.takeReady() == ["quiet"])
+        #expect(!counts.holds(.stopped), "the parked operation still runs")
+    }
+
     @Test("a test process finds SobreiroTesting's effect tracking without any set-up")
     func trackingIsInstalled() {
         #expect(EffectHooks.installed is TestEffectTracking)
