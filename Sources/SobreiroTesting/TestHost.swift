@@ -85,14 +85,20 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
             reportFailure(failure, at: createdAt)
         }
         subscription.cancel()
-        let behavior = behavior
+        let (behavior, root) = (behavior, root)
         guard MainQueue.isCurrent else {
             reportFailure(
                 "TestHost of \(type(of: model)) was released off the main actor, where its tree cannot be torn down: "
                     + "mark the test or its suite @MainActor.",
                 at: createdAt
             )
-            DispatchQueue.main.async { MainActor.assumeIsolated { _ = behavior.detach() } }
+            // The tree goes on the main actor too: the closure holds the last references to it.
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    _ = behavior.detach()
+                    _ = root
+                }
+            }
             return
         }
         MainActor.assumeIsolated { _ = behavior.detach() }
