@@ -33,23 +33,34 @@ extension Activation {
     /// ```
     ///
     /// A state that matches again after an unrelated change starts a new run; to react to one part of the
-    /// state only, use ``effect(onChangeOf:strategy:run:reduce:)``.
+    /// state only, use ``effect(onChangeOf:strategy:run:reduce:fileID:line:)``.
     ///
     /// - Parameters:
     ///   - predicate: Whether a state calls for the operation. It runs on the delivering thread; keep it cheap.
     ///   - strategy: What a new matching state does to a running operation.
     ///   - operation: The asynchronous work, given the matching state. It should honour cancellation.
     ///   - reduce: Writes the outcome into the state, inside a transaction.
+    ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
+    ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
     @discardableResult
     public func effect<State, Output: Sendable, Failure: Error>(
         when predicate: @escaping @Sendable (State) -> Bool,
         strategy: EffectStrategy = .cancelOnNewState,
         run operation: @escaping @Sendable (State) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String = #fileID,
+        line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
+        let origin = EffectOrigin(form: "effect(when:)", fileID: fileID, line: line)
         // The model's own states, which it already deduplicates: no projection, no second comparison.
-        startEffect(strategy: strategy, freshness: .unchangedState, operation: operation, reduce: reduce) { runner in
+        return startEffect(
+            origin: origin,
+            strategy: strategy,
+            freshness: .unchangedState,
+            operation: operation,
+            reduce: reduce
+        ) { runner in
             // With the version of each state, which stamps the run it starts. The runner is the subscription's
             // target, so the closure holds only the predicate.
             self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
@@ -65,7 +76,7 @@ extension Activation {
     /// Runs `operation` for the current value of a part of the state and again each time it changes, and writes
     /// its result back into the model.
     ///
-    /// As ``effect(when:strategy:run:reduce:)``, but triggered by `value`: the current value at once, then each
+    /// As ``effect(when:strategy:run:reduce:fileID:line:)``, but triggered by `value`: the current value at once, then each
     /// value that differs (`==`) from the previous one the effect received. Changes elsewhere in the state do
     /// not trigger it, and do not drop a result.
     ///
@@ -95,17 +106,27 @@ extension Activation {
     ///   - strategy: What a new value does to a running operation.
     ///   - operation: The asynchronous work, given the new value. It should honour cancellation.
     ///   - reduce: Writes the outcome into the state, inside a transaction.
+    ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
+    ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
     @discardableResult
     public func effect<State, Value: Equatable & Sendable, Output: Sendable, Failure: Error>(
         onChangeOf value: @escaping @Sendable (State) -> Value,
         strategy: EffectStrategy = .cancelOnNewState,
         run operation: @escaping @Sendable (Value) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String = #fileID,
+        line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
+        let origin = EffectOrigin(form: "effect(onChangeOf:)", fileID: fileID, line: line)
         let freshness = EffectFreshness<State, Value>.unchangedValue(of: value)
-        return startEffect(strategy: strategy, freshness: freshness, operation: operation, reduce: reduce) {
-            runner in
+        return startEffect(
+            origin: origin,
+            strategy: strategy,
+            freshness: freshness,
+            operation: operation,
+            reduce: reduce
+        ) { runner in
             // Every state, not only those with a new value: a write-back waiting for its value to hold again
             // (see `EffectRunner`) checks it at each state the effect hears.
             self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
@@ -125,8 +146,9 @@ extension Activation {
     /// Starts a runner and lets `follow` subscribe it to its triggers, with the runner as the subscription's
     /// target: a subscription calls the runner's `receive` with each trigger, the version of the state it comes
     /// from and whether it matches, and `hear` with each state that gives no trigger, if the runner's freshness
-    /// needs to hear them.
+    /// needs to hear them. `origin` names the effect to a test's tracker.
     func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
+        origin: EffectOrigin,
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
@@ -136,6 +158,7 @@ extension Activation {
         guard isActive else { return false }
         let runner = EffectRunner(
             model: model,
+            origin: origin,
             strategy: strategy,
             freshness: freshness,
             operation: operation,

@@ -33,10 +33,12 @@ extension Activation {
         clock: C = ContinuousClock(),
         while predicate: (@Sendable (State) -> Bool)? = nil,
         run operation: @escaping @Sendable (State) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String = #fileID,
+        line: UInt = #line
     ) -> Bool where Model: ViewModel<State>, C.Duration == Duration {
         guard isActive else { return false }
-        let loop = EffectLoop(model: model)
+        let loop = EffectLoop(model: model, origin: EffectOrigin(form: "effect(every:)", fileID: fileID, line: line))
         let clock = EffectClock(clock)
         let poll: @Sendable (EffectLoop<State>.Writer) async -> Void = { [weak model] writer in
             while let state = model?.state {

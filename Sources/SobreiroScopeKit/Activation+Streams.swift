@@ -33,10 +33,13 @@ extension Activation {
     @discardableResult
     public func effect<State, Elements: AsyncSequence & Sendable>(
         consuming sequence: Elements,
-        reduce: @escaping @Sendable (inout State, Result<Elements.Element, Elements.Failure>) -> Void
+        reduce: @escaping @Sendable (inout State, Result<Elements.Element, Elements.Failure>) -> Void,
+        fileID: String = #fileID,
+        line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
         guard isActive else { return false }
-        let loop = EffectLoop(model: model)
+        let origin = EffectOrigin(form: "effect(consuming:)", fileID: fileID, line: line)
+        let loop = EffectLoop(model: model, origin: origin)
         store(loop as any ActivationEffect)
         loop.start { writer in
             var elements = sequence.makeAsyncIterator()
@@ -68,16 +71,21 @@ extension Activation {
     /// - Parameters:
     ///   - sequence: The elements to consume.
     ///   - reduce: Writes each element into the state.
+    ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
+    ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
     @discardableResult
     public func effect<State, Elements: AsyncSequence & Sendable>(
         consuming sequence: Elements,
-        reduce: @escaping @Sendable (inout State, Elements.Element) -> Void
+        reduce: @escaping @Sendable (inout State, Elements.Element) -> Void,
+        fileID: String = #fileID,
+        line: UInt = #line
     ) -> Bool where Model: ViewModel<State>, Elements.Failure == Never {
-        effect(consuming: sequence) { (state: inout State, element: Result<Elements.Element, Never>) in
+        let fold = { @Sendable (state: inout State, element: Result<Elements.Element, Never>) in
             switch element {
             case .success(let element): reduce(&state, element)
             }
         }
+        return effect(consuming: sequence, reduce: fold, fileID: fileID, line: line)
     }
 }

@@ -23,6 +23,8 @@ extension Activation {
     ///   - strategy: What a state that starts a run does to a running operation.
     ///   - operation: The asynchronous work, given the matching state. It should honour cancellation.
     ///   - reduce: Writes the outcome into the state, inside a transaction.
+    ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
+    ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
     @discardableResult
     public func effect<State, Output: Sendable, Failure: Error>(
@@ -30,10 +32,13 @@ extension Activation {
         timing: EffectTiming,
         strategy: EffectStrategy = .cancelOnNewState,
         run operation: @escaping @Sendable (State) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String = #fileID,
+        line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
         let schedule = EffectSchedule(timing)
         return startEffect(
+            origin: EffectOrigin(form: "effect(when:timing:)", fileID: fileID, line: line),
             strategy: strategy,
             freshness: .unchangedState,
             operation: schedule.timed(operation),
@@ -57,7 +62,7 @@ extension Activation {
     /// Runs `operation` for the current value of a part of the state and for each change of it, at the times
     /// `timing` sets, and writes its result back into the model.
     ///
-    /// As ``effect(onChangeOf:strategy:run:reduce:)``, whose guarantees it keeps: nothing is written back after
+    /// As ``effect(onChangeOf:strategy:run:reduce:fileID:line:)``, whose guarantees it keeps: nothing is written back after
     /// the activation ends or once the value has moved on, and a failure reaches `reduce` as a value. The timing
     /// decides which values start a run and when; see ``EffectTiming``. The natural home of a debounce: a search
     /// runs once the query has been quiet for a while, and each keystroke cancels the search that waits.
@@ -72,11 +77,13 @@ extension Activation {
     ///
     /// - Parameters:
     ///   - value: The part of the state that triggers the operation, often a key path; see
-    ///     ``effect(onChangeOf:strategy:run:reduce:)`` for where it runs.
+    ///     ``effect(onChangeOf:strategy:run:reduce:fileID:line:)`` for where it runs.
     ///   - timing: When runs start, and whether they retry failures.
     ///   - strategy: What a value that starts a run does to a running operation.
     ///   - operation: The asynchronous work, given the new value. It should honour cancellation.
     ///   - reduce: Writes the outcome into the state, inside a transaction.
+    ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
+    ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
     @discardableResult
     public func effect<State, Value: Equatable & Sendable, Output: Sendable, Failure: Error>(
@@ -84,13 +91,16 @@ extension Activation {
         timing: EffectTiming,
         strategy: EffectStrategy = .cancelOnNewState,
         run operation: @escaping @Sendable (Value) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String = #fileID,
+        line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
         let schedule = EffectSchedule(timing)
         let freshness = EffectFreshness<State, TimedTrigger<Value>>.unchangedValue { state, trigger in
             value(state) == trigger.value
         }
         return startEffect(
+            origin: EffectOrigin(form: "effect(onChangeOf:timing:)", fileID: fileID, line: line),
             strategy: strategy,
             freshness: freshness,
             operation: schedule.timed(operation),

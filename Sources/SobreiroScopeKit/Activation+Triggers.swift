@@ -29,6 +29,8 @@ extension Activation {
     ///     finish alongside.
     ///   - operation: The asynchronous work, given the input. It should honour cancellation.
     ///   - reduce: Writes the outcome into the state, inside a transaction.
+    ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
+    ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
     @discardableResult
     public func effect<State, Input, Output: Sendable, Failure: Error>(
@@ -36,17 +38,21 @@ extension Activation {
         timing: EffectTiming = .immediate,
         strategy: EffectStrategy = .cancelOnNewState,
         run operation: @escaping @Sendable (Input) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String = #fileID,
+        line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
         guard isActive else { return false }
         let schedule = EffectSchedule(timing)
         let model: ViewModel<State> = model
         let timed = schedule.timed(operation)
         let reducing = EffectSchedule.reducing(reduce)
+        let origin = EffectOrigin(form: "effect(on:)", fileID: fileID, line: line)
         // Any state is current for an input: a write-back waits only for no change to commit under its check.
         let makeRunner = { @Sendable in
             EffectRunner(
                 model: model,
+                origin: origin,
                 strategy: strategy,
                 freshness: .unchangedValue { _, _ in true },
                 operation: timed,

@@ -5,7 +5,7 @@ import Sobreiro
 ///
 /// ``ScopedViewModel/didBecomeActive(_:)`` receives a new one at each activation. Give it everything the model
 /// should do while active: subscriptions (`store(in:)`), `Task`s, cancellables, effects
-/// (``effect(when:strategy:run:reduce:)``) and state sequences (``states()``). When the behavior deactivates,
+/// (``effect(when:strategy:run:reduce:fileID:line:)``) and state sequences (``states()``). When the behavior deactivates,
 /// all of it ends at once, so closures may capture the model strongly and leave no cycle behind. At the next
 /// activation the model starts its work again, and subscriptions resync with the current upstream states.
 ///

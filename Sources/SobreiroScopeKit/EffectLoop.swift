@@ -21,9 +21,9 @@ final class EffectLoop<State: ViewState>: ActivationEffect {
     private let tracker: (any EffectTracker)?
     private let runs = Locked(Runs())
 
-    init(model: ViewModel<State>) {
+    init(model: ViewModel<State>, origin: EffectOrigin) {
         self.model = model
-        tracker = EffectHooks.installed?.tracker(for: model)
+        tracker = EffectHooks.installed?.tracker(for: model, origin: origin)
     }
 
     /// Starts a run of `body`, which writes through the ``Writer`` it is given, unless the effect has ended.

@@ -51,15 +51,17 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// What the operations report to: `nil` in apps, so that starting one costs no more than a `Task`.
     private let tracker: (any EffectTracker)?
 
+    /// - Parameter origin: Where the effect was declared, for a test's tracker to name it.
     init(
         model: ViewModel<State>,
+        origin: EffectOrigin,
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
     ) {
         self.model = model
-        tracker = EffectHooks.installed?.tracker(for: model)
+        tracker = EffectHooks.installed?.tracker(for: model, origin: origin)
         self.strategy = strategy
         self.freshness = strategy == .cancelOnNewState ? freshness : nil
         self.operation = operation

@@ -54,8 +54,41 @@ package protocol EffectTracking: AnyObject, Sendable {
     /// Creates the process's tracking; called once.
     init()
 
-    /// The tracker of `model`'s effects, created if none exists.
-    func tracker(for model: AnyObject) -> any EffectTracker
+    /// The tracker of the effect declared at `origin` for `model`, which reports its operations as that effect's.
+    func tracker(for model: AnyObject, origin: EffectOrigin) -> any EffectTracker
+}
+
+extension EffectTracking {
+    /// The tracker of an effect of `model` whose declaration is not known.
+    package func tracker(for model: AnyObject) -> any EffectTracker {
+        tracker(for: model, origin: EffectOrigin(form: "an effect", fileID: nil, line: 0))
+    }
+}
+
+/// Where an effect was declared and of which form, so that a test can name an effect that is still running.
+///
+/// Effects take it from hidden `fileID` and `line` parameters with caller defaults, and only a test process reads
+/// it: an app's effects pass it to no tracker, so it costs them two arguments.
+package struct EffectOrigin: Hashable, Sendable, CustomStringConvertible {
+    /// The form of the effect, as its declaration reads: `effect(when:)`.
+    package let form: String
+    /// The file ID of the declaration, if known.
+    package let fileID: String?
+    /// The line of the declaration, if known.
+    package let line: UInt
+
+    /// Creates the origin of an effect of `form` declared at `fileID`:`line`.
+    package init(form: String, fileID: String?, line: UInt) {
+        self.form = form
+        self.fileID = fileID
+        self.line = line
+    }
+
+    /// The form, then where it was declared: `effect(when:) at App/ListViewModel.swift:42`.
+    package var description: String {
+        guard let fileID else { return form }
+        return "\(form) at \(fileID):\(line)"
+    }
 }
 
 /// Where an effect finds the tracking of the process.

@@ -6,9 +6,10 @@ import Synchronization
 /// Counts the operations of the effects of one model that are running, those of them parked on a test clock, and
 /// the jobs of their tasks that are queued or running, so that a test can wait until every effect has settled.
 ///
-/// Effects report to it through ``EffectTracker``, which only processes that link this module install (see
-/// ``TestEffectTracking``): an app's effects report to nothing. The counts and the waits are an ``EffectCounts``;
-/// this class adds the lock, the task executor that counts jobs and the probe of the main queue.
+/// Effects report to it through an ``EffectTracker`` of each effect, which only processes that link this module
+/// install (see ``TestEffectTracking``): an app's effects report to nothing. The counts and the waits are an
+/// ``EffectCounts``; this class adds the lock, the task executor that counts jobs, the probe of the main queue, and
+/// the effects whose operations run, by where they were declared, for a test that ends while they run to name them.
 ///
 /// An operation runs with its activity in ``current``; a test clock parks that activity while the operation
 /// sleeps on it. Once a test clock exists, the operation's task, and every child task it starts, runs its jobs on
@@ -16,14 +17,23 @@ import Synchronization
 /// job. Jobs isolated to the main actor run on the main queue instead: once the counts are quiet, the activity
 /// queues a probe there, behind every job already queued, and the effects have settled only if the counts did not
 /// change before it ran.
-package final class EffectActivity: EffectTracker {
+package final class EffectActivity: Sendable {
     /// The activity of the effect operation running in the current task, if any.
     @TaskLocal package static var current: EffectActivity?
 
     /// What a test waits for.
     package typealias Condition = EffectCondition
 
-    private let counts = Locked(EffectCounts<CheckedContinuation<Bool, Never>>())
+    /// Given `true` once its condition holds, or `false` when its wait is given up.
+    private typealias Waiter = @Sendable (Bool) -> Void
+
+    private struct Contents {
+        var counts = EffectCounts<Waiter>()
+        /// The number of running operations of each effect, by where the effect was declared.
+        var runningByOrigin: [EffectOrigin: Int] = [:]
+    }
+
+    private let contents = Locked(Contents())
 
     /// Whether effect tasks started from now on run their jobs on their activity. A ``TestClock`` switches it on, so
     /// that only tests with a clock pay for the counting.
@@ -74,9 +84,13 @@ package final class EffectActivity: EffectTracker {
         countsJobs.store(true, ordering: .relaxed)
     }
 
-    /// Counts the operation and gives its task this activity as executor once jobs are counted.
-    package func operationWillStart() -> (any TaskExecutor)? {
-        change { $0.begin() }
+    /// Counts an operation of the effect declared at `origin`, and gives its task this activity as executor once
+    /// jobs are counted.
+    func operationWillStart(of origin: EffectOrigin) -> (any TaskExecutor)? {
+        change { contents in
+            contents.runningByOrigin[origin, default: 0] += 1
+            contents.counts.begin()
+        }
         return Self.countsJobs.load(ordering: .relaxed) ? self : nil
     }
 
@@ -85,36 +99,56 @@ package final class EffectActivity: EffectTracker {
         await Self.$current.withValue(self, operation: operation)
     }
 
-    package func operationDidEnd() { change { $0.end() } }
+    /// An operation of the effect declared at `origin` has ended.
+    func operationDidEnd(of origin: EffectOrigin) {
+        change { contents in
+            contents.counts.end()
+            let remaining = contents.runningByOrigin[origin, default: 1] - 1
+            contents.runningByOrigin[origin] = remaining > 0 ? remaining : nil
+        }
+    }
 
     /// The current operation waits on a test clock.
-    package func park() { change { $0.park() } }
+    package func park() { change { $0.counts.park() } }
 
     /// The current operation was woken by a test clock.
-    package func unpark() { change { $0.unpark() } }
+    package func unpark() { change { $0.counts.unpark() } }
 
     /// The number of operations running now.
     package var running: Int {
-        counts.withLock { $0.running }
+        contents.withLock { $0.counts.running }
+    }
+
+    /// The running operations: how many there are, how many of them sleep on a test clock, and the effects they
+    /// belong to with the number of each, in the order of their declarations.
+    package var runningOperations: (count: Int, parked: Int, effects: [(origin: EffectOrigin, count: Int)]) {
+        contents.withLock { contents in
+            let effects = contents.runningByOrigin.map { (origin: $0.key, count: $0.value) }
+            return (
+                contents.counts.running,
+                contents.counts.parked,
+                effects.sorted { ($0.origin.fileID ?? "", $0.origin.line) < ($1.origin.fileID ?? "", $1.origin.line) }
+            )
+        }
     }
 
     /// Whether every operation is parked, and settling waits only for the main queue to run what was queued on it.
     package var isWaitingForMainQueue: Bool {
-        counts.withLock { $0.isWaitingForMainQueue }
+        contents.withLock { $0.counts.isWaitingForMainQueue }
     }
 
     /// Applies `update`, resumes the waiters whose condition holds, and probes the main queue if settling needs it.
     /// The waiters resume after the lock is released.
-    private func change(_ update: (inout EffectCounts<CheckedContinuation<Bool, Never>>) -> Void) {
-        let (ready, probe) = counts.withLock { counts -> ([CheckedContinuation<Bool, Never>], Int?) in
-            update(&counts)
-            guard counts.hasWaiters else { return ([], nil) }
-            return (counts.takeReady(), counts.startProbe())
+    private func change(_ update: (inout Contents) -> Void) {
+        let (ready, probe) = contents.withLock { contents -> ([Waiter], Int?) in
+            update(&contents)
+            guard contents.counts.hasWaiters else { return ([], nil) }
+            return (contents.counts.takeReady(), contents.counts.startProbe())
         }
-        for waiter in ready { waiter.resume(returning: true) }
+        for waiter in ready { waiter(true) }
         guard let generation = probe else { return }
         DispatchQueue.main.async { [self] in
-            change { $0.probeRan(in: generation) }
+            change { $0.counts.probeRan(in: generation) }
         }
     }
 
@@ -127,13 +161,30 @@ package final class EffectActivity: EffectTracker {
     package func wait(until condition: Condition, expire: (@escaping @Sendable () -> Void) -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
             var number = 0
-            change { number = $0.addWaiter(continuation, until: condition) }
+            change { number = $0.counts.addWaiter({ continuation.resume(returning: $0) }, until: condition) }
             // Weakly: a wait that has ended keeps no activity alive until its timer fires. While the wait lasts,
             // its caller holds the activity.
             expire { [weak self, number] in
-                self?.counts.withLock { $0.removeWaiter(number) }?.resume(returning: false)
+                self?.contents.withLock { $0.counts.removeWaiter(number) }?(false)
             }
         }
+    }
+
+    /// Blocks the calling thread until `condition` holds, for up to `timeout`.
+    ///
+    /// For a check that cannot suspend, such as one in a `deinit`. It may block the main thread, so wait only for
+    /// a condition that needs nothing from the main queue: ``EffectCondition/quiet``, not ``EffectCondition/settled``.
+    ///
+    /// - Returns: `true` if the condition holds, `false` after the timeout.
+    package func block(until condition: Condition, timeout: Duration) -> Bool {
+        let semaphore = DispatchSemaphore(value: 0)
+        var number = 0
+        change { number = $0.counts.addWaiter({ _ in semaphore.signal() }, until: condition) }
+        if semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .success { return true }
+        // Taken by no one: the wait is given up. Otherwise it was taken as ready and signals at once.
+        guard contents.withLock({ $0.counts.removeWaiter(number) }) == nil else { return false }
+        semaphore.wait()
+        return true
     }
 }
 
@@ -142,10 +193,10 @@ extension EffectActivity: TaskExecutor {
     package func enqueue(_ job: consuming ExecutorJob) {
         let quality = DispatchQoS.QoSClass(job.priority)
         let job = UnownedJob(job)
-        change { $0.jobQueued() }
+        change { $0.counts.jobQueued() }
         DispatchQueue.global(qos: quality).async { [self] in
             job.runSynchronously(on: asUnownedTaskExecutor())
-            change { $0.jobReturned() }
+            change { $0.counts.jobReturned() }
         }
     }
 }
@@ -170,18 +221,4 @@ private struct WeakActivity {
     weak var activity: EffectActivity?
     /// The model the activity counts for, to tell it from a later model at the same address.
     weak var model: AnyObject?
-}
-
-/// The effect tracking of processes that link this module: each model's effects report to its ``EffectActivity``.
-///
-/// `SobreiroScopeKit` finds this class by name the first time an effect is created (``EffectHooks/installed``), so
-/// a test needs no set-up for ``settleEffects(of:timeout:fileID:filePath:line:column:)`` to see the effects that
-/// started before it; an app, which does not link this module, finds nothing and its effects report to no one.
-/// Renaming or moving the class breaks that lookup: a test of this module checks that it still finds it.
-package final class TestEffectTracking: EffectTracking {
-    package init() {}
-
-    package func tracker(for model: AnyObject) -> any EffectTracker {
-        EffectActivity.forModel(model)
-    }
 }

@@ -97,8 +97,14 @@ public func expectEffectsStopped(
 /// Schedules the function it is given to run once `duration` has passed.
 func expiring(after duration: Duration) -> (@escaping @Sendable () -> Void) -> Void {
     { expire in
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: expire)
+        DispatchQueue.global().asyncAfter(deadline: .now() + duration.dispatchInterval, execute: expire)
+    }
+}
+
+extension Duration {
+    /// The same length of time, for a dispatch deadline.
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 }

@@ -28,7 +28,7 @@ struct EffectFormsTrackingTests {
         }
         let host = Host(model)
         scores.send(1)
-        await settleEffects(of: model, timeout: .seconds(2))
+        await settleEffects(of: model, timeout: .seconds(20))
         #expect(model.state.count == 1)
         let activity = try #require(EffectActivity.of(model), "the stream reports to the model's tracking")
         #expect(activity.running == 1, "waiting for its next element, the stream still runs")
@@ -37,7 +37,7 @@ struct EffectFormsTrackingTests {
         _ = await folding.wait()
         #expect(!activity.isWaitingForMainQueue, "folding an element, the stream is not parked")
         release.signal()
-        await settleEffects(of: model, timeout: .seconds(2))
+        await settleEffects(of: model, timeout: .seconds(20))
         #expect(model.state.count == 3)
 
         host.deactivate()
@@ -65,7 +65,7 @@ struct EffectFormsTrackingTests {
         #expect(!activity.isWaitingForMainQueue, "a poll that runs is not parked")
 
         answer.open(5)
-        await settleEffects(of: model, timeout: .seconds(2))
+        await settleEffects(of: model, timeout: .seconds(20))
         #expect(model.state.count == 5)
         #expect(activity.running == 1, "sleeping on the clock until the next poll, the poller still runs")
 

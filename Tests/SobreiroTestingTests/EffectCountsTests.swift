@@ -102,6 +102,54 @@ struct EffectCountsTests {
         #expect(counts.takeReady() == ["second", "third"])
     }
 
+    @Test("quiet holds once every running operation is parked and no job is queued, with no probe of the main queue")
+    func quiet() {
+        var counts = EffectCounts<String>()
+        counts.begin()
+        counts.begin()
+        _ = counts.addWaiter("quiet", until: .quiet)
+        counts.park()
+        #expect(counts.takeReady().isEmpty, "one operation still runs")
+
+        counts.end()
+        counts.jobQueued()
+        #expect(counts.takeReady().isEmpty, "a job of the parked operation is queued")
+
+        counts.jobReturned()
+        #expect(counts.startProbe() == nil, "no one waits for settling: no probe")
+        #expect(counts.takeReady() == ["quiet"])
+        #expect(!counts.holds(.stopped), "the parked operation still runs")
+    }
+
+    @Test("operations are counted by the effect they belong to, and one whose effect names no origin still counts")
+    func origins() throws {
+        final class Model: Sendable {}
+        let model = Model()
+        let tracking = try #require(EffectHooks.installed)
+        let named = tracking.tracker(
+            for: model, origin: EffectOrigin(form: "effect(when:)", fileID: "A/B.swift", line: 7))
+        let unnamed = tracking.tracker(for: model)
+        _ = named.operationWillStart()
+        _ = named.operationWillStart()
+        _ = unnamed.operationWillStart()
+
+        let activity = try #require(EffectActivity.of(model))
+        let running = activity.runningOperations
+        #expect(running.count == 3)
+        #expect(
+            running.effects.map { "\($0.origin) ×\($0.count)" } == ["an effect ×1", "effect(when:) at A/B.swift:7 ×2"])
+
+        named.operationDidEnd()
+        unnamed.operationDidEnd()
+        #expect(
+            activity.runningOperations.effects.map { "\($0.origin) ×\($0.count)" } == [
+                "effect(when:) at A/B.swift:7 ×1"
+            ])
+        named.operationDidEnd()
+        #expect(activity.runningOperations.effects.isEmpty)
+        #expect(activity.running == 0)
+    }
+
     @Test("a test process finds SobreiroTesting's effect tracking without any set-up")
     func trackingIsInstalled() {
         #expect(EffectHooks.installed is TestEffectTracking)

@@ -102,9 +102,30 @@ struct ListScreenTests {
         states.expect(ListState(phase: .loading, attempt: 2), ListState(phase: .loaded(["cork", "oak"]), attempt: 2))
         badge.expect(BadgeState(count: 0), BadgeState(count: 2))
 
+        expectEffectsFinished(of: list!)
         screen!.detach()
         await expectEffectsStopped(of: list!)
         expectDeallocated(&screen)
         expectDeallocated(&list)
+    }
+
+    @Test("the same screen hosted in one line: its end checks the effects and tears the tree down")
+    func hosted() async {
+        let clock = TestClock()
+        let list = TestHost(ListViewModel(api: SlowAPI(clock: clock)))
+        let badgeModel = BadgeViewModel(list: list.model)
+        let badge = StateRecorder(subscribedTo: badgeModel)
+
+        await list.settleEffects()
+        list.expect()
+        await clock.advance(by: .seconds(1))
+        list.expect(ListState(phase: .failed("offline")))
+
+        list.model.retry()
+        list.expect(ListState(phase: .loading, attempt: 2))
+        await list.settleEffects()
+        await clock.advance(by: .seconds(1))
+        list.expect(ListState(phase: .loaded(["cork", "oak"]), attempt: 2))
+        badge.expect(BadgeState(count: 0), BadgeState(count: 2))
     }
 }

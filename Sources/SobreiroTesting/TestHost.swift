@@ -1,0 +1,162 @@
+import Dispatch
+public import ScopeKit
+public import Sobreiro
+public import SobreiroScopeKit
+
+/// A scoped view model under test: hosted, active and recorded in one line, and torn down when the test ends.
+///
+/// The host binds the model to a behavior of its own and hosts that behavior in a root of its own, so the model
+/// loads and becomes active at once, as on a screen that is shown. A ``StateRecorder`` records its states from
+/// there on: the state the model had when it was given is taken as seen, and ``expect(_:fileID:filePath:line:column:)``
+/// asserts the ones that followed.
+///
+/// ```swift
+/// @Test @MainActor func counts() {
+///     let counter = TestHost(CounterModel())
+///     counter.model.increment()
+///     counter.expect(CounterState(count: 1))
+/// }
+/// ```
+///
+/// When the test ends, so does the host, as any local constant; its `deinit` then checks and tears down:
+/// - Effects are exhaustive: an effect operation of the model that still runs, even asleep on a ``TestClock``,
+///   fails the test at the line that made the host, naming the effect and where it was declared. Pass
+///   `effects: .mayOutliveTest` to let them run (see ``EffectExhaustivity``).
+/// - States are exhaustive, as for any recorder: once the test has asserted states, one delivered after the last
+///   look fails the test, at the same line.
+/// - The tree is torn down: the model's behavior detaches, which cancels the model's work. States that the model
+///   writes while it deactivates are not recorded.
+///
+/// The tree runs on the main actor, and so does the host: mark the test or its suite `@MainActor`. A host released
+/// elsewhere fails the test, saying so, and detaches its tree on the main actor later.
+@MainActor
+public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
+    /// The view model under test.
+    public nonisolated let model: Model
+
+    /// The states of ``model`` since it was given to the host, the first one taken as seen. Await states with it,
+    /// or read its ``StateRecorder/history``.
+    public nonisolated let states: StateRecorder<State>
+
+    /// The behavior the model is bound to, hosted in a root of its own: give it to a ``LifecycleRecorder``, or
+    /// host other behaviors beside the model's.
+    public let behavior = Behavior()
+
+    /// The root that hosts ``behavior``.
+    public let root = RootScope()
+
+    private nonisolated let effects: EffectExhaustivity
+    private nonisolated let subscription: StateSubscription
+    private nonisolated let createdAt: CallerLocation
+
+    /// Hosts `model` in a tree of its own until the host is released, at the end of the test that holds it.
+    ///
+    /// - Parameters:
+    ///   - model: The view model to test, bound to no behavior yet.
+    ///   - effects: Whether the model's effect operations must have finished when the test ends.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
+    public init(
+        _ model: Model,
+        effects: EffectExhaustivity = .exhaustive,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        self.model = model
+        self.effects = effects
+        createdAt = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        states = StateRecorder(fileID: fileID, filePath: filePath, line: line, column: column)
+        subscription = model.subscribe(view: states)
+        // The state the test starts from is the one it built: what the model does from here on is what it asserts.
+        _ = states.history
+        if case .refused(let error) = behavior.bind(model) {
+            reportFailure("TestHost could not host \(type(of: model)): \(error)", at: createdAt)
+        }
+        root.host(behavior)
+    }
+
+    /// Tears the tree down; see the type's discussion.
+    deinit {
+        if effects == .exhaustive, let failure = unfinishedEffects(of: model) {
+            reportFailure(failure, at: createdAt)
+        }
+        subscription.cancel()
+        let (behavior, root) = (behavior, root)
+        guard MainQueue.isCurrent else {
+            reportFailure(
+                "TestHost of \(type(of: model)) was released off the main actor, where its tree cannot be torn down: "
+                    + "mark the test or its suite @MainActor.",
+                at: createdAt
+            )
+            // The tree goes on the main actor too: the closure holds the last references to it.
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    _ = behavior.detach()
+                    _ = root
+                }
+            }
+            return
+        }
+        MainActor.assumeIsolated { _ = behavior.detach() }
+    }
+
+    /// Asserts that the states delivered since the last look are exactly `expected`, in order; see
+    /// ``StateRecorder/expect(_:fileID:filePath:line:column:)-(State...,_,_,_,_)``.
+    ///
+    /// - Parameters:
+    ///   - expected: The states that should have been delivered since the last look.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
+    public nonisolated func expect(
+        _ expected: State...,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        states.expect(expected, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// Waits until every effect operation of the model has finished or is asleep on a ``TestClock``; see
+    /// ``settleEffects(of:timeout:fileID:filePath:line:column:)``.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait for the effects to settle.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
+    public func settleEffects(
+        timeout: Duration = .seconds(5),
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        await SobreiroTesting.settleEffects(
+            of: model,
+            timeout: timeout,
+            fileID: fileID,
+            filePath: filePath,
+            line: line,
+            column: column
+        )
+    }
+
+    /// Detaches the model's behavior, as when its screen goes away: the model deactivates and its effects are
+    /// cancelled. ``attach()`` hosts it again.
+    public func detach() {
+        behavior.detach()
+    }
+
+    /// Hosts the model's behavior again after ``detach()``: the model becomes active again and restarts its work.
+    public func attach() {
+        root.host(behavior)
+    }
+}

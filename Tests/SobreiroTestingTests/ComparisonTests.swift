@@ -1,0 +1,128 @@
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import SobreiroTesting
+import Testing
+
+// Three small screens as an app would write them, each with the test an app would write for it: a counter, a
+// number fact loaded through an injected client, and a timer on an injected clock.
+
+struct CounterState: ViewState {
+    var count = 0
+}
+
+final class CounterModel: ViewModel<CounterState>, ScopedViewModel, @unchecked Sendable {
+    init() {
+        super.init(initialState: CounterState())
+    }
+
+    func increment() { write { $0.count += 1 } }
+
+    func decrement() { write { $0.count -= 1 } }
+}
+
+struct NumberFactState: ViewState {
+    var count = 0
+    var isLoading = false
+    var fact: String?
+}
+
+/// Finds a fact about a number: the app gives one that asks a web service, a test one that answers at once.
+struct NumberFactClient: Sendable {
+    var fetch: @Sendable (Int) async throws -> String
+}
+
+final class NumberFactModel: ViewModel<NumberFactState>, ScopedViewModel, @unchecked Sendable {
+    let client: NumberFactClient
+
+    init(client: NumberFactClient) {
+        self.client = client
+        super.init(initialState: NumberFactState())
+    }
+
+    func increment() { write { $0.count += 1 } }
+
+    func factButtonTapped() {
+        write {
+            $0.isLoading = true
+            $0.fact = nil
+        }
+    }
+
+    func didBecomeActive(_ activation: Activation<NumberFactModel>) {
+        activation.effect(when: \.isLoading) { [client] state in
+            try await client.fetch(state.count)
+        } reduce: { state, fact in
+            state.isLoading = false
+            state.fact = (try? fact.get()) ?? "No fact about \(state.count) today."
+        }
+    }
+}
+
+struct TimerState: ViewState {
+    var count = 0
+    var isTimerOn = false
+}
+
+final class TimerModel: ViewModel<TimerState>, ScopedViewModel, @unchecked Sendable {
+    let clock: any Clock<Duration>
+
+    init(clock: any Clock<Duration> = ContinuousClock()) {
+        self.clock = clock
+        super.init(initialState: TimerState())
+    }
+
+    func toggleTimer() { write { $0.isTimerOn.toggle() } }
+
+    func didBecomeActive(_ activation: Activation<TimerModel>) {
+        // Each run waits a second and ticks. The tick is a new state in which the timer is still on, which starts
+        // the next run; turning the timer off cancels the run that waits.
+        activation.effect(when: \.isTimerOn) { [clock] _ in
+            try await clock.sleep(for: .seconds(1))
+        } reduce: { state, tick in
+            if case .success = tick { state.count += 1 }
+        }
+    }
+}
+
+@Suite("The counter, number-fact and timer examples")
+@MainActor
+struct ComparisonTests {
+    @Test("the counter counts up and down")
+    func counter() {
+        let counter = TestHost(CounterModel())
+        counter.model.increment()
+        counter.expect(CounterState(count: 1))
+        counter.model.decrement()
+        counter.expect(CounterState(count: 0))
+    }
+
+    @Test("a tap loads a fact about the count, showing that it loads")
+    func numberFact() async {
+        let facts = TestHost(NumberFactModel(client: NumberFactClient { "\($0) is a good number." }))
+        facts.model.increment()
+        facts.model.factButtonTapped()
+        await facts.settleEffects()
+        facts.expect(
+            NumberFactState(count: 1),
+            NumberFactState(count: 1, isLoading: true),
+            NumberFactState(count: 1, fact: "1 is a good number.")
+        )
+    }
+
+    @Test("the timer ticks every second while it is on")
+    func timer() async {
+        let clock = TestClock()
+        let timer = TestHost(TimerModel(clock: clock))
+        timer.model.toggleTimer()
+        await timer.settleEffects()
+        await clock.advance(by: .seconds(2))
+        timer.expect(
+            TimerState(isTimerOn: true),
+            TimerState(count: 1, isTimerOn: true),
+            TimerState(count: 2, isTimerOn: true)
+        )
+        timer.model.toggleTimer()
+        timer.expect(TimerState(count: 2))
+    }
+}
