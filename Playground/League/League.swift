@@ -14,6 +14,7 @@ final class League: Sendable {
 
     private struct Table {
         var standings: [Standing]
+        var lastScore = 0
         var failsNextRequest = false
     }
 
@@ -27,8 +28,13 @@ final class League: Sendable {
 
     /// The standings now, best first; players level on points are listed by name.
     var standings: [Standing] {
+        snapshot.standings
+    }
+
+    /// The standings now, best first, and the number of the last score they count.
+    var snapshot: StandingsSnapshot {
         table.withLock { table in
-            table.standings.sorted { ($1.points, $0.player) < ($0.points, $1.player) }
+            StandingsSnapshot(standings: table.standings.ranked(), lastScore: table.lastScore)
         }
     }
 
@@ -37,13 +43,18 @@ final class League: Sendable {
         table.withLock { table in table.standings.first { $0.player == player }?.points ?? 0 }
     }
 
-    /// Records a score and pushes it on the live feed.
+    /// Records a score, numbers it and pushes it on the live feed.
+    ///
+    /// Scores are recorded one at a time, by the ticker's task or by the script, so the feed receives them in the
+    /// order of their numbers.
     func score(_ points: Int, for player: String) {
-        table.withLock { table in
-            guard let index = table.standings.firstIndex(where: { $0.player == player }) else { return }
+        let event = table.withLock { table -> ScoreEvent? in
+            guard let index = table.standings.firstIndex(where: { $0.player == player }) else { return nil }
             table.standings[index].points += points
+            table.lastScore += 1
+            return ScoreEvent(number: table.lastScore, player: player, points: points)
         }
-        feed.push(ScoreEvent(player: player, points: points))
+        if let event { feed.push(event) }
     }
 
     /// Makes the next request that completes fail with ``LeagueError/networkUnreachable``.

@@ -1,93 +1,97 @@
-/// The server's live feed of scores: events wait in the feed until the app's writer takes them.
+/// The server's live feed of scores, broadcast: every listener receives every score, in the order they were
+/// recorded.
 ///
-/// One listener at a time takes events with ``next()``. While nobody listens (the app's writer is stopped),
-/// events are held, up to a limit, and the writer catches up when it starts again. The scripted session calls
-/// ``waitUntilApplied()`` to resume once the writer has applied every event pushed so far.
+/// Two parts of the app follow the scores, each at its own pace and each stopping and starting with its own
+/// part of the tree: the background writer of the user models, and the leaderboard's stream. Each takes a
+/// ``ScoreListener`` of its own from ``listen()``. While a listener is not being iterated (its tab is closed,
+/// its writer stopped), the feed holds its scores, up to a limit, and the next iteration catches up on them.
 final class ScoreFeed: Sendable {
     private static let heldLimit = 32
 
-    private struct Queue {
+    private typealias Continuation = CheckedContinuation<ScoreEvent?, Never>
+
+    private struct Listener {
         var held: [ScoreEvent] = []
-        var listener: (id: Int, continuation: CheckedContinuation<ScoreEvent, any Error>)?
-        var listeners = 0
-        /// Listeners cancelled before they started waiting.
-        var cancelled: Set<Int> = []
-        /// Events pushed and not yet applied by a writer.
-        var outstanding = 0
-        var applyWaiters: [CheckedContinuation<Void, Never>] = []
-    }
+        /// The call to ``ScoreFeed/next(for:)`` waiting for the next score, if any.
+        var waiting: (call: Int, continuation: Continuation)?
 
-    private let queue = Locked(Queue())
-
-    /// Pushes an event: to the listener if one waits, otherwise into the held events.
-    func push(_ event: ScoreEvent) {
-        let listener = queue.withLock { queue -> CheckedContinuation<ScoreEvent, any Error>? in
-            queue.outstanding += 1
-            if let listener = queue.listener {
-                queue.listener = nil
-                return listener.continuation
+        /// Takes `event`: returns the waiting call to resume with it, or holds it if none waits.
+        mutating func receive(_ event: ScoreEvent) -> Continuation? {
+            if let waiting {
+                self.waiting = nil
+                return waiting.continuation
             }
-            queue.held.append(event)
-            if queue.held.count > Self.heldLimit {
-                queue.held.removeFirst()
-                queue.outstanding -= 1
-            }
+            held.append(event)
+            if held.count > ScoreFeed.heldLimit { held.removeFirst() }
             return nil
         }
-        listener?.resume(returning: event)
+
+        /// The oldest held score, taken out of the held ones.
+        mutating func takeHeld() -> ScoreEvent? {
+            held.isEmpty ? nil : held.removeFirst()
+        }
     }
 
-    /// The next event: a held one at once, otherwise the next one pushed.
-    ///
-    /// - Throws: `CancellationError` if the listening task is cancelled while it waits.
-    func next() async throws -> ScoreEvent {
-        let id = queue.withLock { queue in
-            queue.listeners += 1
-            return queue.listeners
+    private struct Listeners {
+        var byID: [Int: Listener] = [:]
+        var lastID = 0
+        var lastCall = 0
+    }
+
+    private let listeners = Locked(Listeners())
+
+    /// A listener that receives every score pushed from now on, and holds them until it is iterated.
+    func listen() -> ScoreListener {
+        let id = listeners.withLock { listeners in
+            listeners.lastID += 1
+            listeners.byID[listeners.lastID] = Listener()
+            return listeners.lastID
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ScoreEvent, any Error>) in
-                let taken = queue.withLock { queue -> Result<ScoreEvent, CancellationError>? in
-                    if queue.cancelled.remove(id) != nil { return .failure(CancellationError()) }
-                    if !queue.held.isEmpty { return .success(queue.held.removeFirst()) }
-                    queue.listener = (id, continuation)
-                    return nil
+        return ScoreListener(feed: self, id: id)
+    }
+
+    /// Pushes a score to every listener: to its iteration if one waits, otherwise into its held scores.
+    func push(_ event: ScoreEvent) {
+        let waiting = listeners.withLock { listeners in
+            var waiting: [Continuation] = []
+            for id in listeners.byID.keys {
+                if let continuation = listeners.byID[id]?.receive(event) { waiting.append(continuation) }
+            }
+            return waiting
+        }
+        for continuation in waiting { continuation.resume(returning: event) }
+    }
+
+    /// The next score for listener `id`: a held one at once, otherwise the next one pushed.
+    ///
+    /// - Returns: `nil` once the calling task is cancelled, which ends the iteration as it ends an `AsyncStream`'s,
+    ///   or when a newer iteration of the same listener takes over.
+    func next(for id: Int) async -> ScoreEvent? {
+        let call = listeners.withLock { listeners in
+            listeners.lastCall += 1
+            return listeners.lastCall
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: Continuation) in
+                // The calls to resume once the lock is released, each with its score or `nil`.
+                let resumptions = listeners.withLock { listeners -> [(Continuation, ScoreEvent?)] in
+                    // Checked under the lock that the cancellation handler takes: either the handler finds this
+                    // call waiting, or this call sees the task cancelled.
+                    if Task.isCancelled { return [(continuation, nil)] }
+                    if let event = listeners.byID[id]?.takeHeld() { return [(continuation, event)] }
+                    let superseded = listeners.byID[id]?.waiting?.continuation
+                    listeners.byID[id]?.waiting = (call, continuation)
+                    return superseded.map { [($0, nil)] } ?? []
                 }
-                if let taken { continuation.resume(with: taken.mapError { $0 as any Error }) }
+                for (continuation, event) in resumptions { continuation.resume(returning: event) }
             }
         } onCancel: {
-            let listener = queue.withLock { queue -> CheckedContinuation<ScoreEvent, any Error>? in
-                guard let listener = queue.listener, listener.id == id else {
-                    queue.cancelled.insert(id)
-                    return nil
-                }
-                queue.listener = nil
-                return listener.continuation
+            let continuation = listeners.withLock { listeners -> Continuation? in
+                guard let waiting = listeners.byID[id]?.waiting, waiting.call == call else { return nil }
+                listeners.byID[id]?.waiting = nil
+                return waiting.continuation
             }
-            listener?.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Tells the feed that the writer has applied an event it took.
-    func didApply() {
-        let waiters = queue.withLock { queue -> [CheckedContinuation<Void, Never>] in
-            queue.outstanding -= 1
-            guard queue.outstanding == 0 else { return [] }
-            defer { queue.applyWaiters.removeAll() }
-            return queue.applyWaiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once every event pushed so far has been applied.
-    func waitUntilApplied() async {
-        await withCheckedContinuation { continuation in
-            let isApplied = queue.withLock { queue in
-                if queue.outstanding == 0 { return true }
-                queue.applyWaiters.append(continuation)
-                return false
-            }
-            if isApplied { continuation.resume() }
+            continuation?.resume(returning: nil)
         }
     }
 }

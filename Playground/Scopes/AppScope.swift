@@ -2,15 +2,16 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 
-/// The app: its shared models, the live-score writer, and whichever tab's feature the tab bar asks for.
+/// The app: its shared models, the live-score writer of the user models, and whichever tab's feature the tab bar
+/// asks for.
 ///
 /// The tree it builds under the root:
 ///
 /// ```
 /// RootScope
 /// └── AppScope              follows tabs.selected
-///     ├── LiveScores        the background writer, always on while the app is
-///     └── LeaderboardScope  or ProfileScope, one at a time
+///     ├── LiveScores        the background writer of the user models, always on while the app is
+///     └── LeaderboardScope  or ProfileScope, one at a time; the leaderboard streams the scores itself
 /// ```
 @MainActor
 final class AppScope: Scope {
@@ -29,11 +30,15 @@ final class AppScope: Scope {
         let leader = league.standings[0]
         frontRunner = FrontRunnerViewModel(user: UserViewModel(name: leader.player, points: leader.points))
         leaderboard = LeaderboardScope(
-            list: LeaderboardViewModel(client: LeagueClient(league: league, latency: latency), log: log)
+            list: LeaderboardViewModel(
+                client: LeagueClient(league: league, latency: latency),
+                scores: league.feed.listen(),
+                log: log
+            )
         )
         profile = ProfileScope(profile: ProfileViewModel(you: you, frontRunner: frontRunner, log: log))
         super.init()
-        host(LiveScores(feed: league.feed, players: [frontRunner.user, you], log: log))
+        host(LiveScores(scores: league.feed.listen(), players: [frontRunner.user, you], log: log))
         // The closure captures the two features, never `self`: a route that held its scope would keep it alive.
         hostChild(following: tabs.map(\.selected)) { [leaderboard, profile] tab -> Behavior in
             switch tab {

@@ -1,36 +1,37 @@
 import ScopeKit
 import Sobreiro
 
-/// The background writer: while active, a detached task takes scores from the league's feed and writes them into
-/// the user models, off the main actor.
+/// The background writer: while active, a detached task takes scores from its listener on the league's feed and
+/// writes them into the user models, off the main actor.
 ///
 /// The front-runner follows its user model on that task's thread; the banner, a main-actor renderer, receives
 /// the change after a hop to the main actor. The task is stored in the activation's cancellables, so
-/// deactivating this behavior stops the writer, and the feed holds new scores until it starts again.
+/// deactivating this behavior stops the writer, and the feed holds new scores until it starts again. The
+/// leaderboard follows the same feed through a listener of its own.
 @MainActor
 final class LiveScores: Behavior {
-    let feed: ScoreFeed
+    let scores: ScoreListener
     let players: [UserViewModel]
     let log: ActivityLogViewModel
 
-    init(feed: ScoreFeed, players: [UserViewModel], log: ActivityLogViewModel) {
-        self.feed = feed
+    init(scores: ScoreListener, players: [UserViewModel], log: ActivityLogViewModel) {
+        self.scores = scores
         self.players = players
         self.log = log
         super.init()
     }
 
     override func willActivate(cancellables: inout Set<AnyCancellable>) {
-        Task.detached { [feed, players] in
-            while let event = try? await feed.next() {
+        Task.detached { [scores, players] in
+            // Cancelling the task ends the iteration.
+            for await event in scores {
                 for player in players where player.state.name == event.player {
                     player.award(event.points)
                 }
-                feed.didApply()
             }
         }
         .store(in: &cancellables)
-        log.note("Live scores on: a background task writes them")
+        log.note("Live scores on: a task writes them to the user models")
     }
 
     override func didDeactivate() {

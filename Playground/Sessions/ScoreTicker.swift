@@ -1,11 +1,11 @@
 /// The live server of the interactive session: every couple of seconds a player scores, in a fixed rotation
 /// that keeps the same front-runner however long the session runs.
 enum ScoreTicker {
-    static let rotation = [
-        ScoreEvent(player: "Ana", points: 30),
-        ScoreEvent(player: "Caro", points: 20),
-        ScoreEvent(player: "Bruno", points: 25),
-        ScoreEvent(player: "Dani", points: 10),
+    static let rotation: [(player: String, points: Int)] = [
+        ("Ana", 30),
+        ("Caro", 20),
+        ("Bruno", 25),
+        ("Dani", 10),
     ]
 
     /// Starts scoring on `league`; cancel the task to stop.
@@ -13,8 +13,8 @@ enum ScoreTicker {
         Task.detached {
             var turn = 0
             while (try? await Task.sleep(for: interval)) != nil {
-                let event = rotation[turn % rotation.count]
-                league.score(event.points, for: event.player)
+                let (player, points) = rotation[turn % rotation.count]
+                league.score(points, for: player)
                 turn += 1
             }
         }

@@ -12,7 +12,7 @@ import Sobreiro
 /// Plays the app through a fixed story and prints every frame with a caption of what just happened.
 ///
 /// Nothing here sleeps or races. Each step does something, then awaits the exact event that ends it: a
-/// request reaching the scripted network, a render of the expected state, the writer applying a score. Then
+/// request reaching the scripted network, or a render of the expected state, such as a score counted. Then
 /// ``Screen/settle()`` waits for every renderer to catch up before the frame is printed, so the output is the
 /// same on every run, whichever threads did the work. The trace, when asked for, shows those threads and is
 /// not part of the committed transcript.
@@ -33,15 +33,21 @@ final class ScriptedSession {
     func play() async {
         app.start()
         await network.waitForRequest()
-        await show("The app starts: the Leaderboard tab is hosted, and its effect asks the server for the standings")
+        await show("The app starts: the Leaderboard tab is hosted; its effect asks for the standings, its stream waits")
 
         network.completeRequest()
         await app.screen.leaderboard.frame.waitUntil { $0.phase == .loaded }
         await show("The server answers: the effect writes the standings back in a transaction, off the main actor")
 
         league.score(30, for: "Ana")
-        await league.feed.waitUntilApplied()
-        await show("Ana scores 30 off the main actor: her user model, the front-runner, then the main-actor banner")
+        await app.screen.frontRunner.frame.waitUntil { $0.points == 1_270 }
+        await app.screen.leaderboard.frame.waitUntil { $0.standings.contains(Standing(player: "Ana", points: 1_270)) }
+        await show(
+            "Ana scores 30: the writer updates her model, then the banner; the stream folds it into the standings")
+
+        league.score(90, for: "Caro")
+        await app.screen.leaderboard.frame.waitUntil { $0.standings.contains(Standing(player: "Caro", points: 1_195)) }
+        await show("Caro scores 90: no user model follows her, but the stream counts her, and she passes you")
 
         app.list.refresh()
         await network.waitForRequest()
@@ -58,24 +64,28 @@ final class ScriptedSession {
 
         network.completeRequest()
         await app.screen.leaderboard.frame.waitUntil { $0.phase == .loaded }
-        await show("The retry succeeds: the standings now count Ana's 30 live points")
+        await show("The retry succeeds: the server's standings count the same scores the stream folded in")
 
         app.tabs.select(.profile)
         await profileHasCaughtUp()
-        await show("Profile tab (2): the Leaderboard's scope leaves the tree, the Profile's joins it and follows you")
+        await show(
+            "Profile tab (2): the Leaderboard's scope leaves the tree and its stream stops; the Profile follows you")
 
         league.score(50, for: "Bruno")
-        await league.feed.waitUntilApplied()
-        await show("Bruno scores 50: the writer updates your model; the open Profile follows it on the writer's thread")
+        await app.screen.profile.frame.waitUntil { $0.points == 1_230 }
+        await show(
+            "Bruno scores 50: the writer updates your model and the Profile; the feed holds it for the Leaderboard")
 
         app.tabs.select(.leaderboard)
         app.list.refresh()
         await network.waitForRequest()
-        await show("Leaderboard tab (1), then refresh (r): its scope is back in the tree, and a load is in flight")
+        await app.screen.leaderboard.frame.waitUntil { $0.standings.contains(Standing(player: "Bruno", points: 1_230)) }
+        await show("Leaderboard tab (1), then refresh (r): its stream restarts with your held 50; a load is in flight")
 
         app.tabs.select(.profile)
         await network.waitUntilNoneWaiting()
-        await show("Profile tab again, mid-load: deactivation cancelled the request; nothing will be written back")
+        await show(
+            "Profile tab again, mid-load: deactivation cancels the request and the stream; nothing is written back")
 
         app.tabs.select(.leaderboard)
         await network.waitForRequest()
@@ -83,7 +93,7 @@ final class ScriptedSession {
 
         network.completeRequest()
         await app.screen.leaderboard.frame.waitUntil { $0.phase == .loaded }
-        await show("The load completes: the standings now count your 50 points")
+        await show("The load completes: the server's standings agree with what the stream counted")
 
         app.stop()
         await show("Quit: the app scope leaves the tree; the tab, then the writer, then the app deactivate")
