@@ -26,6 +26,8 @@ extension Activation {
     ///     delivering thread; keep it cheap.
     ///   - operation: One poll, given the committed state. It should honour cancellation.
     ///   - reduce: Writes the outcome of each poll into the state, inside a transaction.
+    ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
+    ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
     @discardableResult
     public func effect<State, Output: Sendable, Failure: Error, C: Clock>(

@@ -29,6 +29,8 @@ extension Activation {
     /// - Parameters:
     ///   - sequence: The elements to consume, such as a socket's messages or another model's `states()`.
     ///   - reduce: Writes each element, or the failure that ends the sequence, into the state.
+    ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
+    ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
     @discardableResult
     public func effect<State, Elements: AsyncSequence & Sendable>(

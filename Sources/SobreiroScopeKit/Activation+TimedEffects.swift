@@ -4,7 +4,7 @@ extension Activation {
     /// Runs `operation` for states that match `predicate`, at the times `timing` sets, and writes its result back
     /// into the model.
     ///
-    /// As ``effect(when:strategy:run:reduce:)``, whose guarantees it keeps: nothing is written back after the
+    /// As ``effect(when:strategy:run:reduce:fileID:line:)``, whose guarantees it keeps: nothing is written back after the
     /// activation ends or after a newer state cancelled the run, and a failure reaches `reduce` as a value. The
     /// timing decides which matching states start a run and when; see ``EffectTiming``.
     ///

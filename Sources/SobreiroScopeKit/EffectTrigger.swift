@@ -11,7 +11,7 @@ import Synchronization
 /// and cancelled by name ("cancel the upload").
 ///
 /// The model owns the trigger, as a property; each activation connects it to an effect with
-/// ``Activation/effect(on:timing:strategy:run:reduce:)``, and the model's methods call ``send(_:)`` and
+/// ``Activation/effect(on:timing:strategy:run:reduce:fileID:line:)``, and the model's methods call ``send(_:)`` and
 /// ``cancel()``. No state flag has to be set to start the work, nor remembered to be reset after it.
 ///
 /// ```swift

@@ -1,0 +1,133 @@
+import Sobreiro
+import SobreiroTesting
+import Synchronization
+import Testing
+
+// The tests of the "Effects cookbook" recipes, as the Testing view models article shows them.
+
+struct FakeSearch: SearchAPI {
+    func search(_ query: String) async throws -> [String] { [query, query + "s"] }
+}
+
+struct FakeFeed: FeedAPI {
+    func posts() async throws -> [String] { ["hello"] }
+}
+
+struct NoNetwork: Error {}
+
+/// Fails its first `failures` calls, then answers.
+final class FlakyProfile: ProfileAPI {
+    let failures: Int
+    private let calls = Mutex(0)
+
+    init(failures: Int) { self.failures = failures }
+
+    func name() async throws -> String {
+        let call = calls.withLock { calls in
+            calls += 1
+            return calls
+        }
+        if call <= failures { throw NoNetwork() }
+        return "Ana"
+    }
+}
+
+/// Answers 1, then 2, and so on.
+final class CountingScores: ScoreAPI {
+    private let calls = Mutex(0)
+
+    func score() async throws -> Int {
+        calls.withLock { calls in
+            calls += 1
+            return calls
+        }
+    }
+}
+
+/// Takes ten seconds on the test's clock to upload anything.
+struct SlowUpload: UploadAPI {
+    let clock: TestClock
+
+    func upload(_ photo: [UInt8]) async throws { try await clock.sleep(for: .seconds(10)) }
+}
+
+@Suite("The effects cookbook")
+@MainActor
+struct CookbookTests {
+    @Test("search: only the query the user stopped typing at is searched")
+    func debouncedSearch() async {
+        let clock = TestClock()
+        let search = TestHost(SearchViewModel(api: FakeSearch(), clock: clock))
+        search.model.type("o")
+        search.model.type("oak")
+        await search.settleEffects()
+        await clock.advance(by: .milliseconds(300))
+        search.expect(
+            SearchState(query: "o"), SearchState(query: "oak"), SearchState(query: "oak", results: ["oak", "oaks"]))
+    }
+
+    @Test("a throttled button: taps within two seconds of a refresh are ignored")
+    func throttledButton() async {
+        let clock = TestClock()
+        let feed = TestHost(FeedViewModel(api: FakeFeed(), clock: clock))
+        for _ in 1...3 { feed.model.refresh() }
+        await feed.settleEffects()
+        feed.expect(FeedState(posts: ["hello"], refreshes: 1))
+        await clock.advance(by: .seconds(2))
+        feed.model.refresh()
+        await feed.settleEffects()
+        feed.expect(FeedState(posts: ["hello"], refreshes: 2))
+    }
+
+    @Test("retry: two failures are retried after 1 s and 2 s, and only the answer reaches the state")
+    func retryWithBackoff() async {
+        let clock = TestClock()
+        let profile = TestHost(ProfileViewModel(api: FlakyProfile(failures: 2), clock: clock))
+        await profile.settleEffects()
+        await clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(2))
+        profile.expect(ProfileState(phase: .loaded("Ana")))
+    }
+
+    @Test("retry: the failure that gives up, after 1, 2 and 4 s, reaches the state")
+    func retryGivesUp() async {
+        let clock = TestClock()
+        let profile = TestHost(ProfileViewModel(api: FlakyProfile(failures: 9), clock: clock))
+        await profile.settleEffects()
+        await clock.advance(by: .seconds(7))
+        profile.expect(ProfileState(phase: .failed("NoNetwork()")))
+    }
+
+    @Test("polling: every 30 s while the match is live, its own writes never stopping it")
+    func polling() async {
+        let clock = TestClock()
+        let scores = TestHost(ScoreViewModel(api: CountingScores(), clock: clock))
+        await scores.settleEffects()
+        await clock.advance(by: .seconds(30))
+        scores.model.endMatch()
+        await clock.advance(by: .seconds(30))
+        scores.expect(ScoreState(score: 1), ScoreState(score: 2), ScoreState(isLive: false, score: 2))
+    }
+
+    @Test("a socket stream: each message is folded into the state, until the socket closes")
+    func socketStream() async {
+        let (messages, socket) = AsyncStream.makeStream(of: String.self)
+        let chat = TestHost(ChatViewModel(incoming: messages))
+        socket.yield("hi")
+        socket.yield("there")
+        socket.finish()
+        await chat.settleEffects()
+        chat.expect(ChatState(messages: ["hi"]), ChatState(messages: ["hi", "there"]))
+    }
+
+    @Test("cancelling an upload: nothing it returns is written")
+    func cancellingAnUpload() async {
+        let clock = TestClock()
+        let upload = TestHost(UploadViewModel(api: SlowUpload(clock: clock)))
+        upload.model.upload([1, 2, 3])
+        await upload.settleEffects()
+        upload.model.cancelUpload()
+        await clock.advance(by: .seconds(10))
+        upload.expect(UploadState(status: .uploading), UploadState(status: .cancelled))
+    }
+}
