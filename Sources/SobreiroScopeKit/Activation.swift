@@ -156,6 +156,9 @@ extension AnyCancellable {
 extension Task {
     /// Cancels this task when `activation` ends (at once, if it has ended).
     ///
+    /// Tests do not see a task stored this way: ``Activation/task(_:fileID:line:)`` starts one that
+    /// `settleEffects(of:)` waits for and that a test must let finish.
+    ///
     /// ```swift
     /// Task { await self.poll() }.store(in: activation)
     /// ```

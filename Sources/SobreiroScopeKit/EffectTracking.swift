@@ -58,13 +58,6 @@ package protocol EffectTracking: AnyObject, Sendable {
     func tracker(for model: AnyObject, origin: EffectOrigin) -> any EffectTracker
 }
 
-extension EffectTracking {
-    /// The tracker of an effect of `model` whose declaration is not known.
-    package func tracker(for model: AnyObject) -> any EffectTracker {
-        tracker(for: model, origin: EffectOrigin(form: "an effect", fileID: nil, line: 0))
-    }
-}
-
 /// Where an effect was declared and of which form, so that a test can name an effect that is still running.
 ///
 /// Effects take it from hidden `fileID` and `line` parameters with caller defaults, and only a test process reads

@@ -128,7 +128,7 @@ struct EffectCountsTests {
         let tracking = try #require(EffectHooks.installed)
         let named = tracking.tracker(
             for: model, origin: EffectOrigin(form: "effect(when:)", fileID: "A/B.swift", line: 7))
-        let unnamed = tracking.tracker(for: model)
+        let unnamed = tracking.tracker(for: model, origin: EffectOrigin(form: "an effect", fileID: nil, line: 0))
         _ = named.operationWillStart()
         _ = named.operationWillStart()
         _ = unnamed.operationWillStart()
