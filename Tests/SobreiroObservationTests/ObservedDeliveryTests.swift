@@ -28,7 +28,7 @@ struct ObservedDeliveryTests {
         let model = ScreenModel()
         let screen = model.observed()
         let invalidations = Invalidations()
-        invalidations.follow { screen.count }
+        invalidations.follow(screen) { $0.count }
 
         // Every write lands while the main actor is held here, so they wait for one hop.
         #expect(runElsewhereHoldingMainQueue { for _ in 0..<1_000 { model.write { $0.count += 1 } } })
@@ -51,7 +51,7 @@ struct ObservedDeliveryTests {
         let model = ScreenModel()
         let screen = model.observed()
         let invalidations = Invalidations()
-        invalidations.follow { screen.count }
+        invalidations.follow(screen) { $0.count }
 
         let writes = 2_000
         var seen: [Int] = []
@@ -75,8 +75,8 @@ struct ObservedDeliveryTests {
         let invalidations = Invalidations()
         var depth = 0
         var deepest = 0
-        invalidations.follow {
-            screen.count
+        invalidations.follow(screen) {
+            $0.count
         } onChange: {
             depth += 1
             deepest = max(deepest, depth)

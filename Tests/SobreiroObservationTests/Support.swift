@@ -60,14 +60,24 @@ final class Invalidations: Sendable {
         }
     }
 
-    /// Reads through `read` and counts every change of what it read, tracking again from inside each invalidation,
-    /// then calling `onChange`. Observation invalidates before the change, so `onChange` still sees the old state.
-    func follow<Value>(_ read: @escaping @MainActor () -> Value, onChange: @escaping @MainActor () -> Void = {}) {
-        _ = withObservationTracking(read) {
+    /// Reads `object` through `read` and counts every change of what it read, tracking again from inside each
+    /// invalidation, then calling `onChange`. Observation invalidates before the change, so `onChange` still sees
+    /// the old state.
+    ///
+    /// The object is held weakly: the registration that waits for its next change lives in the object's own
+    /// registrar, and would otherwise keep the object alive for good.
+    func follow<Object: AnyObject & Sendable, Value>(
+        _ object: Object,
+        _ read: @escaping @MainActor (Object) -> Value,
+        onChange: @escaping @MainActor () -> Void = {}
+    ) {
+        _ = withObservationTracking { [weak object] in
+            object.map(read)
+        } onChange: { [weak object] in
             self.counted.add(1, ordering: .relaxed)
             // Observation calls this synchronously, inside the object's update on the main actor.
             MainActor.assumeIsolated {
-                self.follow(read, onChange: onChange)
+                if let object { self.follow(object, read, onChange: onChange) }
                 onChange()
             }
         }
