@@ -1,0 +1,96 @@
+import Dispatch
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import SobreiroTesting
+import Testing
+
+struct TwoJobs: ViewState {
+    var racing = false
+    var fetching = false
+    var fetched = false
+}
+
+/// A model with two effects: one whose operation races two sleeps on a test clock in child tasks, one whose
+/// operation waits for something no clock drives.
+final class TwoJobsModel: ViewModel<TwoJobs>, ScopedViewModel, @unchecked Sendable {
+    let clock: TestClock
+    let fetch = DispatchSemaphore(value: 0)
+
+    init(clock: TestClock) {
+        self.clock = clock
+        super.init(initialState: TwoJobs())
+    }
+
+    func didBecomeActive(_ activation: Activation<TwoJobsModel>) {
+        let clock = clock
+        activation.effect(when: \.racing) { _ in
+            // A timeout race: two children, each asleep on the test clock.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await clock.sleep(for: .seconds(1)) }
+                group.addTask { try? await clock.sleep(for: .seconds(2)) }
+                await group.next()
+                group.cancelAll()
+            }
+        } reduce: { state, _ in
+            state.racing = false
+        }
+        let fetch = fetch
+        activation.effect(when: \.fetching) { _ in
+            // Waits for the test, not for a clock: this operation is running, not settled.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    _ = fetch.wait(timeout: .now() + 20)
+                    done.resume()
+                }
+            }
+        } reduce: { state, _ in
+            state.fetched = true
+            state.fetching = false
+        }
+    }
+}
+
+@Suite("Settling: known defects")
+@MainActor
+struct AdversarySettlingTests {
+    /// The counts treat "running <= parked" as quiet, and an operation asleep in two child tasks counts as parked
+    /// twice: its second sleep hides another operation that is running, unparked, so settling returns early.
+    @Test("settling waits for an operation that runs while another sleeps on a test clock in two child tasks")
+    func settlingWaitsForARunningOperation() async {
+        let clock = TestClock()
+        let model = TwoJobsModel(clock: clock)
+        let host = TestHost(model, effects: .mayOutliveTest)
+        model.write { $0.racing = true }
+        await host.settleEffects()
+        let activity = EffectActivity.of(model)!
+        #expect(activity.runningOperations.parked == 2, "the race sleeps in two children")
+
+        model.write { $0.fetching = true }
+        // Wait until the fetch has started its operation, so that it is counted.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while activity.running < 2, ContinuousClock.now < deadline { await Task.yield() }
+        let settled = await settledWithin(seconds: 1, activity)
+        let running = activity.runningOperations
+        withKnownIssue("EffectCounts.isQuiet is running <= parked, and parked counts sleeps, not operations") {
+            #expect(
+                !settled,
+                "settled with \(running.count) operations running and \(running.parked) sleeps parked, while the fetch runs"
+            )
+        }
+        #expect(!model.state.fetched)
+        // Each state that still matches restarts the fetch: let every run through.
+        for _ in 0..<4 { model.fetch.signal() }
+        await clock.advance(by: .seconds(2))
+        await host.settleEffects()
+        #expect(model.state.fetched)
+        host.detach()
+    }
+}
+
+/// Whether `activity` settles within `seconds`.
+private func settledWithin(seconds: Double, _ activity: EffectActivity) async -> Bool {
+    await activity.wait(until: .settled) { expire in
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: expire)
+    }
+}
