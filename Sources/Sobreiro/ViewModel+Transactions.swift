@@ -89,6 +89,13 @@ extension ViewModel {
         return currentRound()
     }
 
+    /// Runs `body` in order with every transaction of this model, committing nothing: under the model's lock, or at
+    /// once inside a transaction running on this thread, which holds it already. A transaction that another thread
+    /// runs has either committed before `body` runs, or starts after it. `body` must run no user code.
+    package final func orderedWithTransactions<R>(_ body: () -> R) -> R {
+        withLockUnlessInTransaction(body)
+    }
+
     /// Runs `body` holding the model's lock. A thread that finds it taken records, while it waits, that it waits
     /// for the thread running a transaction under it, so that a cancel in that transaction never waits for it.
     @inlinable

@@ -102,8 +102,10 @@ final class EffectLoop<State: ViewState>: ActivationEffect {
                 return runs.task
             }
         }
-        // Inside a transaction, so that a write on another thread either commits first or finds its run replaced.
-        let task = model.map { model in model.write { _ in replace() } } ?? replace()
+        // In order with the model's transactions, so that a write on another thread either commits first or finds
+        // its run replaced; without a transaction of its own, which would nest in one that this thread runs (a
+        // model detached from its own write) and commit a state whose `==` is not reflexive.
+        let task = model.map { model in model.orderedWithTransactions(replace) } ?? replace()
         task?.cancel()
     }
 

@@ -278,9 +278,10 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             defer { runs.waiting.removeAll() }
             return (runs.wanted.removeAll(), runs.waiting, runs.committing > 0)
         }
-        // A write-back that claimed its run before may still be in its transaction: this one starts after that one
-        // has committed. Any other finds its run unwanted from now on.
-        if isCommitting, let model { model.write { _ in } }
+        // A write-back that claimed its run before may still be in its transaction: wait until it has committed
+        // (unless it runs on this thread, further up: its `reduce` ends the effect). Any other finds its run
+        // unwanted from now on. No transaction of its own, which would commit a state whose `==` is not reflexive.
+        if isCommitting, let model { model.orderedWithTransactions {} }
         running.cancel()
         for write in waiting { write.resume() }
     }

@@ -29,8 +29,8 @@ final class HoldingView: StatefulView, @unchecked Sendable {
 @Suite("Effects: known defects")
 @MainActor
 struct AdversaryEffectTests {
-    /// Ending a stream (or poller) commits an empty transaction in the model. With a state whose `==` is not
-    /// reflexive (NaN), that commits a new version: subscribers hear of a "change" made by the deactivation itself.
+    /// Ending a stream (or poller) takes the model's lock without a transaction of its own: with a state whose `==`
+    /// is not reflexive (NaN), a transaction would commit a new version, a "change" made by the deactivation itself.
     @Test("ending a stream effect commits no new state, even when the state is not equal to itself")
     func endingAStreamCommitsNothing() async {
         let model = NaNGaugeModel(NaNGauge(reading: .nan)) { activation in
@@ -44,19 +44,16 @@ struct AdversaryEffectTests {
         let before = model.versionedState.version
         behavior.detach()
         let after = model.versionedState.version
-        withKnownIssue("EffectLoop.end() writes `model.write { _ in }`, which commits when == is not reflexive") {
-            #expect(after == before, "the deactivation committed version \(after) over \(before)")
-        }
+        #expect(after == before, "the deactivation committed version \(after) over \(before)")
         _ = await stoppedWithin(seconds: 5, model)
     }
 
     /// A trigger's reduce that cancels its own trigger (a failure that gives up) runs inside the write-back's
-    /// `write { $0 … }`; the cancel ends the runner, which sees its own claimed write-back committing and joins it
-    /// with `model.write { _ in }`, changing the state behind the outer copy: the precondition traps.
+    /// `write { $0 … }`; the cancel ends the runner, which sees its own claimed write-back committing, on this
+    /// thread: it must not open a transaction of its own there, which would trap.
     @Test("cancelling a trigger from its own effect's reduce does not stop the program")
     func cancelFromOwnReduce() async {
-        // Today the child process traps; once fixed it exits normally, and this expectation becomes `.success`.
-        let child = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        let child = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             let done = DispatchSemaphore(value: 0)
             let model = await MainActor.run {
                 let trigger = EffectTrigger<Void>()
@@ -78,17 +75,14 @@ struct AdversaryEffectTests {
             withExtendedLifetime(model) {}
         }
         let stderr = String(decoding: child?.standardErrorContent ?? [], as: UTF8.self)
-        withKnownIssue("EffectRunner.end() nests model.write { _ in } inside the write-back's write { $0 }") {
-            #expect(!stderr.contains("A transaction nested in write { $0 … } changed"), "\(stderr.prefix(300))")
-        }
+        #expect(!stderr.contains("A transaction nested in write { $0 … } changed"), "\(stderr.prefix(300))")
     }
 
     /// Detaching a behavior from inside a transaction of its own model (`write { $0 … }`) ends a stream effect,
-    /// whose end always runs `model.write { _ in }`: nested there, it trips the `write { $0 … }` precondition.
+    /// whose end must not open a transaction of its own there, which would trip the `write { $0 … }` precondition.
     @Test("detaching a model from inside its own write { $0 … } with a stream effect does not stop the program")
     func detachInsideOwnWrite() async {
-        // Today the child process traps; once fixed it exits normally, and this expectation becomes `.success`.
-        let child = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        let child = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             await MainActor.run {
                 let model = FeedModel { _, activation in
                     activation.effect(consuming: AsyncStream<Int> { _ in }) { (state: inout Feed, element: Int) in
@@ -103,9 +97,7 @@ struct AdversaryEffectTests {
             }
         }
         let stderr = String(decoding: child?.standardErrorContent ?? [], as: UTF8.self)
-        withKnownIssue("EffectLoop.end() always nests model.write { _ in } in the caller's transaction") {
-            #expect(!stderr.contains("A transaction nested in write { $0 … } changed"), "\(stderr.prefix(300))")
-        }
+        #expect(!stderr.contains("A transaction nested in write { $0 … } changed"), "\(stderr.prefix(300))")
     }
 
     /// A poller whose predicate stopped holding: the state that ends it has committed, but its delivery is held
