@@ -59,23 +59,32 @@ extension Activation {
                 reduce: reducing
             )
         }
-        let runner = Locked(makeRunner())
+        // The runner that takes inputs now, and whether the activation has ended it, under one lock: a cancel that
+        // races the end of the activation must not put a new runner in after the end took the last one.
+        let driven = Locked((runner: makeRunner(), isEnded: false))
         let connection = TriggerConnection<Input> { input in
             let trigger = schedule.admit(input)
             guard trigger.admission != .dropped else { return false }
-            runner.withLock { $0 }.receive(trigger, version: 0, isMatch: true)
+            // An ended runner starts nothing.
+            driven.withLock { $0.runner }.receive(trigger, version: 0, isMatch: true)
             return true
         } cancel: {
-            // An ended runner never writes again: cancelling ends it, and inputs sent from now on go to a new one.
+            // An ended runner never writes again: cancelling ends it, and inputs sent from now on go to a new one,
+            // unless the activation has ended, whose last runner stays ended.
             var replaced = makeRunner()
-            runner.withLock { swap(&$0, &replaced) }
+            driven.withLock { driven in
+                if !driven.isEnded { swap(&driven.runner, &replaced) }
+            }
             replaced.end()
         }
         trigger.connect(connection)
         store(
             AnyCancellable {
                 trigger.disconnect(connection)
-                runner.withLock { $0 }.end()
+                driven.withLock { driven in
+                    driven.isEnded = true
+                    return driven.runner
+                }.end()
             }
         )
         return true

@@ -82,10 +82,9 @@ public final class EffectTrigger<Input: Sendable>: Sendable {
     /// Cancels the effect's runs: once this returns, none of them writes anything back, whichever thread it runs
     /// on. Inputs sent later start new runs.
     ///
-    /// The cancel is decided inside a transaction of the model, as the end of an activation is: a write-back
-    /// running on another thread either committed before, or writes nothing. Called inside a transaction of the
-    /// model, it joins it, as any nested transaction does: so not inside `write { $0 … }`, whose copy of the state
-    /// it would change.
+    /// The cancel is decided in order with the model's transactions, as the end of an activation is: a write-back
+    /// running on another thread either committed before, or writes nothing. It may be called anywhere, inside a
+    /// transaction of the model too, such as the effect's own `reduce`.
     ///
     /// A ``send(_:)`` on another thread at the same moment may be cancelled too.
     ///
