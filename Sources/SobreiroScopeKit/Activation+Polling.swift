@@ -9,7 +9,8 @@ extension Activation {
     /// `.failure`; the next poll starts `interval` after the write-back, on `clock`. What the poller writes never
     /// cancels it: only the end of the activation does, or, with a `predicate`, a state where it no longer holds.
     /// The polling starts again, at once, at the next state where it holds. Once stopped, a poll writes nothing
-    /// back, and the operation it runs is cancelled.
+    /// back, and the operation it runs is cancelled. A poll's result never lands in a state where `predicate` does
+    /// not hold, even one that has committed and not reached the poller yet: it is dropped.
     ///
     /// ```swift
     /// activation.effect(every: .seconds(30), clock: clock, while: \.isLive) { state in
@@ -23,7 +24,8 @@ extension Activation {
     ///   - interval: The wait between the end of one poll and the start of the next.
     ///   - clock: The clock to wait on; a `TestClock` in tests.
     ///   - predicate: Whether a state calls for polling; `nil` polls for the whole activation. It runs on the
-    ///     delivering thread; keep it cheap.
+    ///     delivering thread, and on the poller's before and after each poll, never under the model's lock; keep
+    ///     it cheap.
     ///   - operation: One poll, given the committed state. It should honour cancellation.
     ///   - reduce: Writes the outcome of each poll into the state, inside a transaction.
     ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
@@ -44,13 +46,18 @@ extension Activation {
         let clock = EffectClock(clock)
         let poll: @Sendable (EffectLoop<State>.Writer) async -> Void = { [weak model] writer in
             while let state = model?.state {
-                let result: Result<Output, Failure>
-                do throws(Failure) {
-                    result = .success(try await operation(state))
-                } catch {
-                    result = .failure(error)
+                // A state where the predicate no longer holds may have committed before the subscription below
+                // hears it and stops this run: such a state is not polled, and a poll's result never lands in one.
+                if predicate?(state) ?? true {
+                    let result: Result<Output, Failure>
+                    do throws(Failure) {
+                        result = .success(try await operation(state))
+                    } catch {
+                        result = .failure(error)
+                    }
+                    let outcome = writer.write(holding: predicate) { reduce(&$0, result) }
+                    guard outcome != .stopped else { return }
                 }
-                guard writer.write({ reduce(&$0, result) }) else { return }
                 do { try await clock.sleep(clock.now() + interval) } catch _ { return }
             }
         }

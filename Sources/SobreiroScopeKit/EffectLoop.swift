@@ -3,7 +3,8 @@ import Sobreiro
 /// Runs one long-lived effect of one activation, a stream or a poller: a task that writes into the model many
 /// times, until it is stopped or the effect ends.
 ///
-/// Each write is a transaction that first checks, under the model's lock, that its run is still the current one.
+/// Each write is a transaction that first checks, under the model's lock, that its run is still the current one,
+/// and, for a poller, that no change committed since the state its predicate was checked on.
 /// Stopping a run, or ending the effect, moves the current run on inside a transaction too, so once ``stop()`` or
 /// ``end()`` returns, the run it replaced writes nothing more: a write either committed before, or finds itself
 /// out of date. The task reports to the model's ``EffectTracker`` as an effect operation does, so settling awaits
@@ -64,24 +65,60 @@ final class EffectLoop<State: ViewState>: ActivationEffect {
         return try await body()
     }
 
-    /// Writes with `apply`, inside a transaction, if `run` is still the current one.
+    /// What became of a write.
+    enum WriteOutcome {
+        case written
+        /// The run is current, but the committed state does not hold its predicate: nothing was written.
+        case dropped
+        /// The run was stopped, or the effect ended: the run should return.
+        case stopped
+    }
+
+    /// Writes with `apply`, inside a transaction, if `run` is still the current one and the committed state holds
+    /// `predicate`.
     ///
-    /// - Returns: Whether it wrote; once `false`, the run should return.
-    fileprivate func write(_ run: UInt64, _ apply: (inout State) -> Void) -> Bool {
-        guard let model else { return false }
-        do throws(OutOfDate) {
-            try model.write { state throws(OutOfDate) in
-                guard runs.withLock({ !$0.isEnded && $0.current == run }) else { throw OutOfDate() }
-                apply(&state)
+    /// A state that no longer holds the predicate may have committed without reaching the loop's subscription yet:
+    /// another subscriber can hold up its delivery for as long as it renders. So the predicate is checked on a
+    /// copy of the committed state, outside the model's lock, and the transaction only checks that no change
+    /// committed since that copy; if one did, the predicate is checked again on the newer state.
+    fileprivate func write(
+        _ run: UInt64,
+        holding predicate: ((State) -> Bool)?,
+        _ apply: (inout State) -> Void
+    ) -> WriteOutcome {
+        guard let model else { return .stopped }
+        while true {
+            var required: UInt64?
+            if let predicate {
+                let committed = model.versionedState
+                guard predicate(committed.state) else { return isCurrent(run) ? .dropped : .stopped }
+                required = committed.version
             }
-            return true
-        } catch {
-            return false
+            do throws(Refusal) {
+                try model.write { state throws(Refusal) in
+                    guard isCurrent(run) else { throw .stopped }
+                    if let required, model.committedVersion != required { throw .stateChanged }
+                    apply(&state)
+                }
+                return .written
+            } catch {
+                if error == .stopped { return .stopped }
+            }
         }
     }
 
-    /// Rolls a write back rather than commit nothing, as an effect's write-back does (see `EffectRunner`).
-    private struct OutOfDate: Error {}
+    private func isCurrent(_ run: UInt64) -> Bool {
+        runs.withLock { !$0.isEnded && $0.current == run }
+    }
+
+    /// Why a write commits nothing. It rolls back rather than commit nothing, as an effect's write-back does (see
+    /// `EffectRunner`).
+    private enum Refusal: Error {
+        /// The run was stopped.
+        case stopped
+        /// A change committed since the predicate was checked: check it again.
+        case stateChanged
+    }
 
     /// Cancels the current run: it writes nothing from now on.
     func stop() {
@@ -118,7 +155,13 @@ final class EffectLoop<State: ViewState>: ActivationEffect {
         ///
         /// - Returns: Whether it wrote; once `false`, the run should return.
         func write(_ apply: (inout State) -> Void) -> Bool {
-            loop.write(run, apply)
+            loop.write(run, holding: nil, apply) == .written
+        }
+
+        /// Writes with `apply` inside a transaction, unless the run was stopped or the committed state does not
+        /// hold `predicate`; `nil` holds in every state.
+        func write(holding predicate: ((State) -> Bool)?, _ apply: (inout State) -> Void) -> WriteOutcome {
+            loop.write(run, holding: predicate, apply)
         }
     }
 }
