@@ -6,10 +6,10 @@ import SobreiroTesting
 import TestSupport
 import Testing
 
-/// Known defects of the effect forms, each reproduced deterministically and wrapped as a known issue.
-@Suite("Effects: known defects")
+/// Ending an effect, a stream or a poller orders itself with the model's transactions without one of its own.
+@Suite("B3: ending effects inside and beside the model's transactions")
 @MainActor
-struct AdversaryEffectTests {
+struct EffectEndingInsideTransactionsTests {
     /// Ending a stream (or poller) takes the model's lock without a transaction of its own: with a state whose `==`
     /// is not reflexive (NaN), a transaction would commit a new version, a "change" made by the deactivation itself.
     @Test("ending a stream effect commits no new state, even when the state is not equal to itself")
