@@ -11,16 +11,13 @@ import Synchronization
 /// ``EffectCounts``; this class adds the lock, the task executor that counts jobs, the probe of the main queue, and
 /// the effects whose operations run, by where they were declared, for a test that ends while they run to name them.
 ///
-/// An operation runs with its activity in ``current``; a test clock parks that activity while the operation
-/// sleeps on it. Once a test clock exists, the operation's task, and every child task it starts, runs its jobs on
+/// An operation's body runs with its ``EffectOperation`` current; a test clock parks that operation while the body,
+/// or any child task of it, sleeps on it. Once a test clock exists, the operation's task, and every child task it starts, runs its jobs on
 /// the activity, which is their task executor, so a child task that has not slept yet still counts as a queued
 /// job. Jobs isolated to the main actor run on the main queue instead: once the counts are quiet, the activity
 /// queues a probe there, behind every job already queued, and the effects have settled only if the counts did not
 /// change before it ran.
 package final class EffectActivity: Sendable {
-    /// The activity of the effect operation running in the current task, if any.
-    @TaskLocal package static var current: EffectActivity?
-
     /// What a test waits for.
     package typealias Condition = EffectCondition
 
@@ -94,9 +91,14 @@ package final class EffectActivity: Sendable {
         return Self.countsJobs.load(ordering: .relaxed) ? self : nil
     }
 
-    /// Runs the operation with this activity in ``current``, where a test clock finds it.
-    package func run<Result: Sendable>(_ operation: () async -> Result) async -> Result {
-        await Self.$current.withValue(self, operation: operation)
+    /// Runs the body of an operation counted by ``operationWillStart(of:)`` with the operation current, where a test
+    /// clock finds it.
+    package func run<Result: Sendable>(_ body: () async -> Result) async -> Result {
+        var number = 0
+        change { number = $0.counts.enter() }
+        defer { change { $0.counts.leave(number) } }
+        let operation = EffectOperation(activity: self, number: number)
+        return await EffectOperation.$current.withValue(operation, operation: body)
     }
 
     /// An operation of the effect declared at `origin` has ended.
@@ -108,18 +110,18 @@ package final class EffectActivity: Sendable {
         }
     }
 
-    /// The current operation waits on a test clock.
-    package func park() { change { $0.counts.park() } }
+    /// The operation numbered `operation` starts a wait that a test drives.
+    func park(_ operation: Int) { change { $0.counts.park(operation) } }
 
-    /// The current operation was woken by a test clock.
-    package func unpark() { change { $0.counts.unpark() } }
+    /// A wait of the operation numbered `operation` has ended.
+    func unpark(_ operation: Int) { change { $0.counts.unpark(operation) } }
 
     /// The number of operations running now.
     package var running: Int {
         contents.withLock { $0.counts.running }
     }
 
-    /// The running operations: how many there are, how many of them sleep on a test clock, and the effects they
+    /// The running operations: how many there are, how many of them are parked, and the effects they
     /// belong to with the number of each, in the order of their declarations.
     package var runningOperations: (count: Int, parked: Int, effects: [(origin: EffectOrigin, count: Int)]) {
         contents.withLock { contents in

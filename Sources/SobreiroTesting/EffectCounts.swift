@@ -20,11 +20,15 @@ package enum EffectCondition: Sendable {
 package struct EffectCounts<Waiter> {
     /// The operations running now.
     package private(set) var running = 0
-    /// The running operations parked on a test clock (an operation sleeping in several child tasks is parked once
-    /// per sleep).
+    /// The running operations parked on a test clock: each counts once, however many of its child tasks sleep.
     package private(set) var parked = 0
     /// The jobs of operations' tasks that are queued or running on the counting executor.
     package private(set) var jobs = 0
+    /// The number of waits under way of each operation whose body runs, by the number ``enter()`` gave it. An
+    /// operation that sleeps in several child tasks waits several times at once, and is parked while any of its
+    /// waits lasts: counting waits instead would let its second sleep pass for another operation that runs.
+    private var waitsByOperation: [Int: Int] = [:]
+    private var operations = 0
     /// Moves on with every change of the counts above.
     private var generation = 0
     /// The last generation that a probe of the main queue saw unchanged.
@@ -37,7 +41,7 @@ package struct EffectCounts<Waiter> {
     package init() {}
 
     /// Every running operation is parked, and none of their jobs is queued or running.
-    package var isQuiet: Bool { running <= parked && jobs == 0 }
+    package var isQuiet: Bool { parked == running && jobs == 0 }
 
     /// Whether the counts are quiet and settling waits only for the main queue to run what was queued on it.
     package var isWaitingForMainQueue: Bool { isQuiet && mainQueueSeenIn != generation }
@@ -57,11 +61,36 @@ package struct EffectCounts<Waiter> {
     /// An operation ends.
     package mutating func end() { change { $0.running -= 1 } }
 
-    /// A running operation waits on a test clock.
-    package mutating func park() { change { $0.parked += 1 } }
+    /// The body of a running operation starts, after ``begin()``: its waits count from now on.
+    ///
+    /// - Returns: The number that ``park(_:)``, ``unpark(_:)`` and ``leave(_:)`` take for this operation.
+    package mutating func enter() -> Int {
+        operations &+= 1
+        waitsByOperation[operations] = 0
+        return operations
+    }
 
-    /// A parked operation was woken by a test clock.
-    package mutating func unpark() { change { $0.parked -= 1 } }
+    /// The body of the operation numbered `operation` has returned, before ``end()``. A wait of it that is still
+    /// under way, in a task it started and did not await, no longer parks it, nor does a later one.
+    package mutating func leave(_ operation: Int) {
+        guard let waits = waitsByOperation.removeValue(forKey: operation), waits > 0 else { return }
+        change { $0.parked -= 1 }
+    }
+
+    /// The operation numbered `operation`, or one of its child tasks, waits on a test clock: the operation is parked
+    /// from its first wait on.
+    package mutating func park(_ operation: Int) {
+        guard let waits = waitsByOperation[operation] else { return }
+        waitsByOperation[operation] = waits + 1
+        change { $0.parked += waits == 0 ? 1 : 0 }
+    }
+
+    /// A wait of the operation numbered `operation` has ended: the operation runs again once its last one has.
+    package mutating func unpark(_ operation: Int) {
+        guard let waits = waitsByOperation[operation], waits > 0 else { return }
+        waitsByOperation[operation] = waits - 1
+        change { $0.parked -= waits == 1 ? 1 : 0 }
+    }
 
     /// A job of an operation's task was queued on the counting executor.
     package mutating func jobQueued() { change { $0.jobs += 1 } }

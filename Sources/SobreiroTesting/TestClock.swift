@@ -48,8 +48,8 @@ public final class TestClock: Clock, Sendable {
         let number: Int
         let deadline: Instant
         let continuation: CheckedContinuation<Void, any Error>
-        /// The effect activity the sleeping task belongs to, parked while it sleeps.
-        let activity: EffectActivity?
+        /// The effect operation the sleeping task belongs to, parked while it sleeps.
+        let operation: EffectOperation?
     }
 
     private struct Contents {
@@ -106,7 +106,7 @@ public final class TestClock: Clock, Sendable {
             contents.sleeps += 1
             return contents.sleeps
         }
-        let activity = EffectActivity.current
+        let operation = EffectOperation.current
         // A cancellation may land anywhere from the check above to the listing below, where the handler finds no
         // sleeper to wake. The handler then marks the sleep, and the listing, under the same lock, refuses a
         // marked one: whichever runs second sees what the first did.
@@ -117,12 +117,12 @@ public final class TestClock: Clock, Sendable {
                 // Parked and listed in one step, so that an advance never finds it parked but not listed.
                 let outcome = contents.withLock { contents -> Result<Bool, CancellationError> in
                     guard contents.cancelledEarly.remove(number) == nil else { return .failure(CancellationError()) }
-                    if let activity { contents.activities[ObjectIdentifier(activity)] = activity }
+                    if let activity = operation?.activity { contents.activities[ObjectIdentifier(activity)] = activity }
                     guard deadline > contents.now else { return .success(true) }
                     contents.sleepers.append(
-                        Sleeper(number: number, deadline: deadline, continuation: continuation, activity: activity)
+                        Sleeper(number: number, deadline: deadline, continuation: continuation, operation: operation)
                     )
-                    activity?.park()
+                    operation?.park()
                     return .success(false)
                 }
                 switch outcome {
@@ -141,7 +141,7 @@ public final class TestClock: Clock, Sendable {
                 return contents.sleepers.remove(at: index)
             }
             guard let cancelled else { return }
-            cancelled.activity?.unpark()
+            cancelled.operation?.unpark()
             cancelled.continuation.resume(throwing: CancellationError())
         }
     }
@@ -192,9 +192,9 @@ public final class TestClock: Clock, Sendable {
             await settle(activity, at: location)
         }
         while let sleeper = nextDue(by: instant) {
-            sleeper.activity?.unpark()
+            sleeper.operation?.unpark()
             sleeper.continuation.resume()
-            if let activity = sleeper.activity {
+            if let activity = sleeper.operation?.activity {
                 // An effect's operation: let it run until it sleeps again or finishes and writes back.
                 await settle(activity, at: location)
             } else {

@@ -31,7 +31,15 @@ private final class OriginTracker: EffectTracker {
 
     func operationDidEnd() { activity.operationDidEnd(of: origin) }
 
-    func park() { activity.park() }
+    func park() { currentOperation().park() }
 
-    func unpark() { activity.unpark() }
+    func unpark() { currentOperation().unpark() }
+
+    /// The operation of the current task, which ``run(_:)`` made current.
+    private func currentOperation() -> EffectOperation {
+        guard let operation = EffectOperation.current, operation.activity === activity else {
+            preconditionFailure("EffectTracker.park() and unpark() must be called by an operation, inside run(_:)")
+        }
+        return operation
+    }
 }
