@@ -5,12 +5,20 @@
 /// lock is held, never concurrently with itself, and always in commit order.
 ///
 /// Because `render(state:)` runs on whichever thread writes, a conformance cannot be isolated to an actor:
-/// `StatefulView` refines `SendableMetatype`, so the compiler rejects both a `@MainActor` class that
-/// conforms to it and the isolated conformance `@MainActor StatefulView` that its fix-it proposes. A renderer
-/// that must run on the main actor conforms to ``MainActorStatefulView`` instead. (The compiler's error,
-/// "conformance … crosses into main actor-isolated code", cannot name it.) The other fix-it it offers,
-/// `@preconcurrency StatefulView`, silences the error but not the problem: the first render from another
-/// thread then stops the program in Swift's runtime isolation check.
+/// `StatefulView` refines `SendableMetatype`. A `@MainActor` class that conforms to it is rejected with
+///
+///     error: conformance of 'Label' to protocol 'StatefulView' crosses into main actor-isolated code and
+///     can cause data races
+///
+/// and the isolated conformance `@MainActor StatefulView` that the first fix-it proposes is rejected with
+///
+///     error: cannot form main actor-isolated conformance of 'Label' to SendableMetatype-inheriting
+///     protocol 'StatefulView'
+///
+/// A renderer that must run on the main actor conforms to ``MainActorStatefulView`` instead; the compiler
+/// cannot name it. The other fix-it, `@preconcurrency StatefulView`, compiles but does not remove the
+/// problem: the first write made off the main actor renders on its own thread, and Swift's runtime
+/// isolation check stops the program there.
 ///
 /// ```swift
 /// final class ListPrinter: StatefulView {
