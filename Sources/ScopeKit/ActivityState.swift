@@ -22,6 +22,18 @@ public enum AttachmentError: Error, Sendable, Equatable {
     case cannotAttachToItself
     /// A scope cannot be hosted by one of its own descendants: the tree would become a cycle.
     case cannotAttachToDescendant
+
+    /// Why the tree refuses it, and what to do instead, for a warning.
+    var reason: String {
+        switch self {
+        case .rootScopeCannotBeAttached:
+            "a RootScope is the top of a tree and never has a host; attach a Scope instead"
+        case .cannotAttachToItself:
+            "a scope cannot host itself"
+        case .cannotAttachToDescendant:
+            "the host is a descendant of the behavior, so the tree would become a cycle; detach the host first"
+        }
+    }
 }
 
 /// What ``Behavior/attach(to:)`` did with a request.

@@ -61,6 +61,9 @@ open class Behavior {
     /// if case .refused(let reason) = screen.attach(to: root) { print(reason) }
     /// ```
     ///
+    /// A refusal, now or when a queued request runs, changes nothing and does not trap; debug builds also print a
+    /// warning to standard error the first time one happens, since a result left unread would hide it.
+    ///
     /// - Parameter host: The scope to attach to.
     /// - Returns: ``AttachmentResult/accepted``, ``AttachmentResult/queued(_:)`` inside a hook, or
     ///   ``AttachmentResult/refused(_:)`` with the reason when the
@@ -69,7 +72,10 @@ open class Behavior {
     public func attach(to host: Scope) -> AttachmentResult {
         guard Lifecycle.isApplying else {
             // Applied at once, so checking now is checking when it runs.
-            if let refusal = attachmentError(to: host) { return .refused(refusal) }
+            if let refusal = attachmentError(to: host) {
+                warnOfRefusedAttachment(to: host, refusal)
+                return .refused(refusal)
+            }
             Lifecycle.perform(.attach(self, to: host, nil))
             return .accepted
         }
@@ -146,6 +152,16 @@ open class Behavior {
     var isHosted: Bool {
         host != nil || (state != .detached && !(self is RootScope))
     }
+
+    /// Says once, in debug builds, that an attachment was refused: the result that tells it may go unread.
+    func warnOfRefusedAttachment(to host: Scope, _ refusal: AttachmentError) {
+        Self.attachmentRefusal.emit(
+            "attach(to:) refused to attach \(type(of: self)) to \(type(of: host)): \(refusal.reason). "
+                + "Nothing changed. Check the AttachmentResult that attach returns, or the outcome of a queued one.")
+    }
+
+    /// Printed by debug builds the first time an attachment is refused.
+    private static let attachmentRefusal = RuntimeWarning()
 
     /// Why attaching to `candidate` would break the tree, if it would.
     func attachmentError(to candidate: Scope) -> AttachmentError? {

@@ -47,6 +47,7 @@ enum Lifecycle {
             // Checked again: the tree may have changed since the request was queued.
             if let refusal = behavior.attachmentError(to: host) {
                 pending?.outcome = .refused(refusal)
+                behavior.warnOfRefusedAttachment(to: host, refusal)
                 return
             }
             pending?.outcome = .accepted

@@ -43,13 +43,22 @@ extension Behavior {
     /// Binding the same model to the same behavior again does nothing.
     ///
     /// - Parameter model: The view model to bind.
+    /// A refusal changes nothing and does not trap; debug builds also print a warning to standard error the first
+    /// time one happens, naming both behaviors, since a result left unread would hide it.
+    ///
     /// - Returns: ``BindingResult/bound``, or ``BindingResult/refused(_:)`` if the model is bound to another
     ///   living behavior; nothing changes then.
     @discardableResult
     public func bind<Model: ScopedViewModel>(_ model: Model) -> BindingResult {
         let identity = ObjectIdentifier(model)
         if let owner = BindingRegistry.owners[identity]?.behavior {
-            return owner === self ? .bound : .refused(.alreadyBoundToAnotherBehavior)
+            guard owner !== self else { return .bound }
+            BindingRegistry.refusal.emit(
+                "bind(_:) refused to bind \(Model.self) to \(type(of: self)): it is already bound to "
+                    + "\(type(of: owner)), which is still alive. A model lives in one place of the tree: bind a new "
+                    + "instance, or move the behavior it is bound to with attach(to:). Check the BindingResult that "
+                    + "bind returns where this may happen.")
+            return .refused(.alreadyBoundToAnotherBehavior)
         }
         BindingRegistry.record(self, for: identity)
         addActivationObserver(ModelBinding(model: model))
@@ -68,6 +77,8 @@ enum BindingRegistry {
     }
 
     static var owners: [ObjectIdentifier: Owner] = [:]
+    /// Printed by debug builds the first time a binding is refused.
+    static let refusal = RuntimeWarning()
     private static var pruneThreshold = 64
 
     static func record(_ behavior: Behavior, for model: ObjectIdentifier) {

@@ -1,11 +1,5 @@
+import ScopeKit
 import Sobreiro
-import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// A named effect of a view model: started by an intent ("refresh", "upload this file") rather than by a state,
 /// and cancelled by name ("cancel the upload").
@@ -51,9 +45,7 @@ public final class EffectTrigger<Input: Sendable>: Sendable {
     }
 
     private let connection = Locked<TriggerConnection<Input>?>(nil)
-    #if DEBUG
-        private let hasWarned = Atomic<Bool>(false)
-    #endif
+    private let refusal = RuntimeWarning()
 
     /// Creates a trigger that no effect listens to yet.
     public init() {}
@@ -119,14 +111,10 @@ public final class EffectTrigger<Input: Sendable>: Sendable {
     }
 
     private func warnOfRefusal() {
-        #if DEBUG
-            guard !hasWarned.exchange(true, ordering: .relaxed) else { return }
-            let line =
-                "Sobreiro: EffectTrigger<\(Input.self)>.send(_:) ran nothing: no active effect listens to it. "
+        refusal.emit(
+            "EffectTrigger<\(Input.self)>.send(_:) ran nothing: no active effect listens to it. "
                 + "Connect it with activation.effect(on:) in didBecomeActive, and check the Outcome that send returns "
-                + "where the model may be inactive.\n"
-            _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
-        #endif
+                + "where the model may be inactive.")
     }
 }
 
