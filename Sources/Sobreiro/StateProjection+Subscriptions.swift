@@ -1,8 +1,10 @@
-extension StateProjection where Value: ViewState {
+extension StateProjection {
     /// Subscribes `view` to the projected value and renders it at once.
     ///
     /// `view` renders again only when the projected value changes. It is held weakly; subscribing it again
     /// keeps the one subscription.
+    ///
+    /// The value need not be a ``ViewState``: a view whose `State` is `String` renders `model.map(\.query)`.
     ///
     /// ```swift
     /// list.map(\.header).subscribe(view: headerView)

@@ -1,4 +1,4 @@
-/// An object that draws a ``ViewState`` whenever its view model commits a new one.
+/// An object that draws a ``ViewState``, or a value projected from one, whenever its view model commits a new one.
 ///
 /// A view model holds its views weakly: a view that is deallocated is dropped without an unsubscribe call.
 /// `render(state:)` is called on the thread of the write that produced the state, never while the model's
@@ -28,8 +28,9 @@
 /// }
 /// ```
 public protocol StatefulView: AnyObject, SendableMetatype {
-    /// The state this view draws.
-    associatedtype State: ViewState
+    /// The state this view draws: a model's whole ``ViewState``, or any value a projection of it yields (a
+    /// `String`, a count), which need only be `Equatable` and `Sendable`.
+    associatedtype State: Equatable & Sendable
 
     /// Draws `state`. It may read or write any view model, including the one that called it.
     ///
@@ -37,7 +38,7 @@ public protocol StatefulView: AnyObject, SendableMetatype {
     func render(state: State)
 }
 
-/// An object isolated to the main actor that draws a ``ViewState``: a UIKit or AppKit view, or an object
+/// An object isolated to the main actor that draws a ``ViewState``, or a value projected from one: a UIKit or AppKit view, or an object
 /// that SwiftUI observes.
 ///
 /// Subscribing it (`subscribe(view:)`) from the main actor renders the current state at once.
@@ -54,8 +55,9 @@ public protocol StatefulView: AnyObject, SendableMetatype {
 /// ```
 @MainActor
 public protocol MainActorStatefulView: AnyObject {
-    /// The state this view draws.
-    associatedtype State: ViewState
+    /// The state this view draws: a model's whole ``ViewState``, or any value a projection of it yields (a
+    /// `String`, a count), which need only be `Equatable` and `Sendable`.
+    associatedtype State: Equatable & Sendable
 
     /// Draws `state` on the main actor.
     ///

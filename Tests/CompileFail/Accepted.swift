@@ -58,3 +58,15 @@ final class SummaryViewModel: ViewModel<TitleState>, @unchecked Sendable {
 
     func otherDidChange(_ other: CounterState) { update { TitleState(text: "other: \(other.count)") } }
 }
+
+/// A view of a projected value that is not a ViewState: a bare Int, on the main actor.
+@MainActor
+final class CountLabel: MainActorStatefulView {
+    var text = ""
+    func render(state: Int) { text = "\(state)" }
+}
+
+@MainActor
+func showCount(of counter: CounterViewModel, in label: CountLabel) -> StateSubscription {
+    counter.map(\.count).subscribe(view: label)
+}
