@@ -182,9 +182,11 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// Mutates the state in place, atomically, and returns what `body` returns.
     ///
     /// `body` works on a private copy that is committed when it returns, so read and change the state
-    /// through its argument only. Calling another transaction of this model from `body` would change the
-    /// state behind that copy, which is a programmer error: it stops the program and names the fix. To
-    /// compose transactions through methods, use ``write(_:)->()`` and assign ``state``.
+    /// through its argument. A transaction of this model started from `body` (a method of the model that
+    /// writes, say) changes the state behind that copy: its change stands if `body` leaves the copy unchanged,
+    /// and `body` does not see it through its argument. If `body` changes the copy too, one of the two changes
+    /// would be lost, which is a programmer error: it stops the program and names the fix. To compose
+    /// transactions that change the state through methods, use ``write(_:)->()`` and assign ``state``.
     ///
     /// ```swift
     /// counter.write { $0.count += 1 }
@@ -200,17 +202,27 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @inlinable
     @discardableResult
     public final func write<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
-        try perform { () throws(E) -> R in
+        // Outermost, the state the body starts from is the committed one, which the lock keeps still; nested in
+        // another transaction, it is that transaction's draft, copied only then.
+        let startsNested = transactionOwner.load(ordering: .relaxed) == ThreadID.current
+        return try perform { () throws(E) -> R in
             let assignmentsBefore = assignments
+            let start = startsNested ? current : nil
             var draft = current
             let result = try body(&draft)
-            precondition(
-                assignments == assignmentsBefore,
-                """
-                A transaction nested in write { $0 … } changed the state that the closure was mutating a copy of. \
-                Mutate $0 only, or write the outer transaction as write { state = … } so that nested ones join it.
-                """
-            )
+            guard assignments == assignmentsBefore else {
+                // A nested transaction changed `current` behind the copy. Its change stands if the body left the
+                // copy as it found it; otherwise one of the two changes would be lost.
+                precondition(
+                    draft == (start ?? committed),
+                    """
+                    A transaction nested in write { $0 … } changed the state while the closure also changed its \
+                    copy $0, so one change would be lost. Make the nested change through $0, or write the outer \
+                    transaction as write { state = … } so that nested ones join it.
+                    """
+                )
+                return result
+            }
             current = draft
             assignments &+= 1
             return result

@@ -156,7 +156,7 @@ struct TransactionTests {
             }
         }
         let message = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(message.contains("Mutate $0 only"))
+        #expect(message.contains("Make the nested change through $0"))
     }
 
     @Test("T5: the in-place write returns its body's result")
