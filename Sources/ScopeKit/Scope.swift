@@ -12,8 +12,13 @@
 @MainActor
 open class Scope: Behavior {
     /// The behaviors this scope hosts, in attachment order.
+    ///
+    /// A new array at each read: attaching and detaching a child cost the same whatever the number of its
+    /// siblings, because the scope keeps them in a list where each child knows its place.
+    public var children: [Behavior] { childList.elements }
+
     @exclusivity(unchecked)
-    public internal(set) var children: [Behavior] = []
+    var childList = ChildList()
 
     /// Creates a detached scope with no children.
     public override init() {
@@ -25,7 +30,7 @@ open class Scope: Behavior {
     }
 
     isolated deinit {
-        Lifecycle.orphan(children: &children)
+        Lifecycle.orphan(children: &childList)
     }
 
     /// Attaches `behavior` to this scope; the same as `behavior.attach(to: self)`.
