@@ -14,6 +14,8 @@ enum Lifecycle {
         /// With the request to report to, when it was queued.
         case detach(Behavior, PendingDetachment?)
         case evict(Behavior, from: Scope)
+        /// Puts the children of the scope among the behaviors in the given order; no hook runs.
+        case arrange([Behavior], in: Scope)
         /// The behavior's host was deallocated while the behavior lives on.
         case orphan(Behavior)
     }
@@ -71,6 +73,15 @@ enum Lifecycle {
             detach(behavior)
         case .evict(let behavior, let host):
             if behavior.host === host { detach(behavior) }
+        case .arrange(let behaviors, let host):
+            // Only those it still hosts, each once: the changes queued before this one may have moved some away.
+            var hosted: [Behavior] = []
+            var seen = Set<ObjectIdentifier>(minimumCapacity: behaviors.count)
+            hosted.reserveCapacity(behaviors.count)
+            for behavior in behaviors where behavior.host === host && seen.insert(ObjectIdentifier(behavior)).inserted {
+                hosted.append(behavior)
+            }
+            host.childList.arrange(hosted)
         case .orphan(let behavior):
             // A hook may have moved it to another host since its host began to go.
             if behavior.host == nil, behavior.state != .detached { detach(behavior) }

@@ -57,6 +57,18 @@ open class Scope: Behavior {
         Lifecycle.perform(.evict(behavior, from: self))
     }
 
+    /// Reorders the children among `behaviors` to the order given, across the places they hold among this
+    /// scope's children; every other child keeps its place, and no hook runs.
+    ///
+    /// Nothing activates or deactivates: the new order is the one that the next activation follows, and the
+    /// next deactivation follows in reverse. Behaviors that this scope does not host are ignored. Called from
+    /// inside a lifecycle hook, the change runs once the changes queued before it complete.
+    ///
+    /// - Parameter behaviors: Children of this scope, each once, in their new order.
+    package func arrange(_ behaviors: [Behavior]) {
+        Lifecycle.perform(.arrange(behaviors, in: self))
+    }
+
     /// Detaches each of `behaviors` whose host is this scope.
     ///
     /// - Parameter behaviors: The behaviors to let go.
