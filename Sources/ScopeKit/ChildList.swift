@@ -43,14 +43,38 @@ struct ChildList {
         }
     }
 
-    /// Puts `children`, all in this list, in the given order across the slots they occupy; every other child
-    /// keeps its place.
+    /// Puts `children` in the given order across the slots they occupy; every other child keeps its place.
+    /// Those not in this list are ignored, and so is each repeat of one that is.
+    ///
+    /// Linear when the children already sit in nearly the given order, as a route's do: the sort of their
+    /// slots then finds runs, and no set is built unless a child is named twice.
     mutating func arrange(_ children: [Behavior]) {
-        var places = children.map(\.slot)
+        var members: [Behavior] = []
+        members.reserveCapacity(children.count)
+        var places: [Int] = []
+        places.reserveCapacity(children.count)
+        for child in children {
+            let slot = child.slot
+            guard slot >= 0, slot < slots.count, slots[slot] === child else { continue }
+            members.append(child)
+            places.append(slot)
+        }
         places.sort()
-        for (place, child) in zip(places, children) {
-            slots[place] = child
-            child.slot = place
+        var index = 1
+        while index < places.count, places[index] != places[index - 1] { index += 1 }
+        if index < places.count {
+            // A child named twice: keep its first place in the order, and each slot once.
+            var seen = Set<ObjectIdentifier>()
+            var unique: [Behavior] = []
+            for child in members where seen.insert(ObjectIdentifier(child)).inserted { unique.append(child) }
+            members = unique
+            var distinct: [Int] = []
+            for place in places where distinct.last != place { distinct.append(place) }
+            places = distinct
+        }
+        for index in members.indices {
+            slots[places[index]] = members[index]
+            members[index].slot = places[index]
         }
     }
 

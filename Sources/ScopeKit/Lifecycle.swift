@@ -74,14 +74,8 @@ enum Lifecycle {
         case .evict(let behavior, let host):
             if behavior.host === host { detach(behavior) }
         case .arrange(let behaviors, let host):
-            // Only those it still hosts, each once: the changes queued before this one may have moved some away.
-            var hosted: [Behavior] = []
-            var seen = Set<ObjectIdentifier>(minimumCapacity: behaviors.count)
-            hosted.reserveCapacity(behaviors.count)
-            for behavior in behaviors where behavior.host === host && seen.insert(ObjectIdentifier(behavior)).inserted {
-                hosted.append(behavior)
-            }
-            host.childList.arrange(hosted)
+            // The list skips those it no longer holds: the changes queued before this one may have moved some.
+            host.childList.arrange(behaviors)
         case .orphan(let behavior):
             // A hook may have moved it to another host since its host began to go.
             if behavior.host == nil, behavior.state != .detached { detach(behavior) }

@@ -19,6 +19,8 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
     private var hosted: [ID: Behavior] = [:]
     /// The identities of `hosted`, in the order of the children; may name some that left during an overtaken show.
     private var order: [ID] = []
+    /// Whether `order` may name children that left, after a show that was overtaken mid-way.
+    private var orderIsStale = false
     private var subscription: StateSubscription?
     private var generation = 0
 
@@ -48,9 +50,12 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
         subscription?.cancel()
         subscription = nil
         // Cleared before the evictions, whose hooks may activate the scope again and host children of their own.
-        let leaving = order.compactMap { hosted[$0] }
+        var leaving: [Behavior] = []
+        leaving.reserveCapacity(order.count)
+        for identity in order { if let behavior = hosted[identity] { leaving.append(behavior) } }
         hosted = [:]
         order = []
+        orderIsStale = false
         for behavior in leaving.reversed() { scope?.evict(behavior) }
     }
 
@@ -64,32 +69,63 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
         generation &+= 1
         let current = generation
         let ids = identities(of: elements)
-        var wanted = Set<ID>(minimumCapacity: ids.count)
-        for identity in ids where !wanted.insert(identity).inserted {
-            preconditionFailure(
-                "hostChildren(following:): two elements have the id \(identity); give each element a distinct id")
-        }
+        if orderIsStale { pruneOrder() }
+        // Only the middle between the longest common prefix and suffix can change: a push, a pop or one row
+        // of a long list costs what that middle holds, apart from the comparisons.
+        let shorter = min(order.count, ids.count)
+        var prefix = 0
+        while prefix < shorter, order[prefix] == ids[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < shorter - prefix, order[order.count - 1 - suffix] == ids[ids.count - 1 - suffix] { suffix += 1 }
+        let leavingRange = prefix..<(order.count - suffix)
+        let comingRange = prefix..<(ids.count - suffix)
+        var staying = Set<ID>(minimumCapacity: comingRange.count)
+        for index in comingRange where !staying.insert(ids[index]).inserted { duplicate(ids[index]) }
+        var replaced = Set<ID>(minimumCapacity: leavingRange.count)
+        for index in leavingRange { replaced.insert(order[index]) }
+        for identity in staying where hosted[identity] != nil && !replaced.contains(identity) { duplicate(identity) }
         // 1. Evict the children whose element left, the last first.
-        order.removeAll { hosted[$0] == nil }
-        for identity in order.reversed() where !wanted.contains(identity) {
-            guard let leaving = hosted.removeValue(forKey: identity) else { continue }
+        for index in leavingRange.reversed() where !staying.contains(order[index]) {
+            guard let leaving = hosted.removeValue(forKey: order[index]) else { continue }
+            orderIsStale = true
             scope.evict(leaving)
             guard generation == current else { return }
         }
-        order.removeAll { hosted[$0] == nil }
+        if orderIsStale { pruneOrder() }
         // 2. Host a child for each new element, the first first.
-        for (identity, element) in zip(ids, elements) where hosted[identity] == nil {
-            let next = child(element)
+        for index in comingRange where hosted[ids[index]] == nil {
+            let next = child(elements[index])
             guard generation == current else { return }
-            hosted[identity] = next
-            order.append(identity)
+            hosted[ids[index]] = next
+            order.append(ids[index])
             scope.host(next)
             guard generation == current else { return }
         }
-        // 3. Put them in the order of the elements, unless nothing moved.
+        // 3. Put them in the order of the elements, unless nothing moved. The prefix holds the lowest places
+        //    already, so only the rest is arranged.
         guard order != ids else { return }
         order = ids
-        scope.arrange(ids.compactMap { hosted[$0] })
+        var moving: [Behavior] = []
+        moving.reserveCapacity(ids.count - prefix)
+        for index in prefix..<ids.count {
+            if let behavior = hosted[ids[index]] { moving.append(behavior) }
+        }
+        scope.arrange(moving)
+    }
+
+    /// Drops from `order` the identities of children that left. A plain loop: a closure passed to the standard
+    /// library here would be isolated to the main actor and check its executor once per child.
+    private func pruneOrder() {
+        var kept: [ID] = []
+        kept.reserveCapacity(order.count)
+        for identity in order where hosted[identity] != nil { kept.append(identity) }
+        if kept.count != order.count { order = kept }
+        orderIsStale = false
+    }
+
+    private func duplicate(_ identity: ID) -> Never {
+        preconditionFailure(
+            "hostChildren(following:): two elements have the id \(identity); give each element a distinct id")
     }
 
     private func identities(of elements: [Element]) -> [ID] {
