@@ -91,7 +91,13 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
             scope.evict(leaving)
             guard generation == current else { return }
         }
-        if orderIsStale { pruneOrder() }
+        if orderIsStale {
+            // Not overtaken: exactly the planned children left, all from the middle.
+            var kept: [ID] = []
+            for index in leavingRange where staying.contains(order[index]) { kept.append(order[index]) }
+            order.replaceSubrange(leavingRange, with: kept)
+            orderIsStale = false
+        }
         // 2. Host a child for each new element, the first first.
         for index in comingRange where hosted[ids[index]] == nil {
             let next = child(elements[index])
