@@ -37,6 +37,10 @@ open class Behavior {
     @exclusivity(unchecked)
     var activationCancellables: Set<AnyCancellable> = []
 
+    /// Where this behavior sits among its host's children; -1 when it has no host.
+    @exclusivity(unchecked)
+    var slot = -1
+
     /// What follows this behavior's activations from outside, in the order it was added.
     @exclusivity(unchecked)
     var activationObservers: [any ActivationObserver] = []

@@ -14,6 +14,8 @@ enum Lifecycle {
         /// With the request to report to, when it was queued.
         case detach(Behavior, PendingDetachment?)
         case evict(Behavior, from: Scope)
+        /// Puts the children of the scope among the behaviors in the given order; no hook runs.
+        case arrange([Behavior], in: Scope)
         /// The behavior's host was deallocated while the behavior lives on.
         case orphan(Behavior)
     }
@@ -55,7 +57,7 @@ enum Lifecycle {
             // A behavior whose host is being deallocated must leave it properly before it joins another.
             if behavior.isHosted { detach(behavior) }
             behavior.host = host
-            host.children.append(behavior)
+            host.childList.append(behavior)
             behavior.state = .attached
             Trace.record(.transition(from: "detached", to: "attached"), about: behavior)
             Trace.record(.hook("willAttach"), about: behavior)
@@ -72,6 +74,9 @@ enum Lifecycle {
             detach(behavior)
         case .evict(let behavior, let host):
             if behavior.host === host { detach(behavior) }
+        case .arrange(let behaviors, let host):
+            // The list skips those it no longer holds: the changes queued before this one may have moved some.
+            host.childList.arrange(behaviors)
         case .orphan(let behavior):
             // A hook may have moved it to another host since its host began to go.
             if behavior.host == nil, behavior.state != .detached { detach(behavior) }
@@ -82,22 +87,14 @@ enum Lifecycle {
         if behavior.state == .active { deactivate(behavior) }
         Trace.record(.hook("willDetach"), about: behavior)
         behavior.willDetach()
-        if let host = behavior.host, let index = index(of: behavior, in: host.children) {
-            host.children.remove(at: index)
-        }
+        // A host being deallocated reads nil here and lets its whole list go.
+        if let host = behavior.host { host.childList.remove(behavior) }
         behavior.host = nil
         behavior.state = .detached
         Trace.record(.transition(from: "attached", to: "detached"), about: behavior)
         Trace.record(.hook("didDetach"), about: behavior)
         behavior.didDetach()
         for observer in behavior.activationObservers { observer.behaviorDidDetach() }
-    }
-
-    /// The position of `behavior` among `children`. A plain loop: a closure passed to `firstIndex(where:)` here
-    /// would be isolated to the main actor and check its executor once per sibling.
-    private static func index(of behavior: Behavior, in children: [Behavior]) -> Int? {
-        for index in children.indices where children[index] === behavior { return index }
-        return nil
     }
 
     /// Activates `behavior`, then its subtree, parents before children, siblings in attachment order.
@@ -110,7 +107,7 @@ enum Lifecycle {
         behavior.activationCancellables.formUnion(cancellables)
         for observer in behavior.activationObservers { observer.behaviorDidActivate() }
         guard let scope = behavior as? Scope else { return }
-        for child in scope.children {
+        for case let child? in scope.childList.slots {
             activate(child)
         }
     }
@@ -119,7 +116,7 @@ enum Lifecycle {
     /// then `behavior` itself.
     private static func deactivate(_ behavior: Behavior) {
         if let scope = behavior as? Scope {
-            for child in scope.children.reversed() where child.state == .active {
+            for case let child? in scope.childList.slots.reversed() where child.state == .active {
                 deactivate(child)
             }
         }
@@ -137,9 +134,7 @@ enum Lifecycle {
 
     /// Called as a host is deallocated. Children that only the host kept alive go with it, their work
     /// cancelled as their cancellables are released; children kept alive elsewhere are detached properly.
-    static func orphan(children: inout [Behavior]) {
-        for index in children.indices where !isKnownUniquelyReferenced(&children[index]) {
-            perform(.orphan(children[index]))
-        }
+    static func orphan(children: inout ChildList) {
+        children.forEachHeldElsewhere { perform(.orphan($0)) }
     }
 }

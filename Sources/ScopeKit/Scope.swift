@@ -12,8 +12,13 @@
 @MainActor
 open class Scope: Behavior {
     /// The behaviors this scope hosts, in attachment order.
+    ///
+    /// A new array at each read: attaching and detaching a child cost the same whatever the number of its
+    /// siblings, because the scope keeps them in a list where each child knows its place.
+    public var children: [Behavior] { childList.elements }
+
     @exclusivity(unchecked)
-    public internal(set) var children: [Behavior] = []
+    var childList = ChildList()
 
     /// Creates a detached scope with no children.
     public override init() {
@@ -25,7 +30,7 @@ open class Scope: Behavior {
     }
 
     isolated deinit {
-        Lifecycle.orphan(children: &children)
+        Lifecycle.orphan(children: &childList)
     }
 
     /// Attaches `behavior` to this scope; the same as `behavior.attach(to: self)`.
@@ -50,6 +55,18 @@ open class Scope: Behavior {
     /// - Parameter behavior: The behavior to let go.
     public func evict(_ behavior: Behavior) {
         Lifecycle.perform(.evict(behavior, from: self))
+    }
+
+    /// Reorders the children among `behaviors` to the order given, across the places they hold among this
+    /// scope's children; every other child keeps its place, and no hook runs.
+    ///
+    /// Nothing activates or deactivates: the new order is the one that the next activation follows, and the
+    /// next deactivation follows in reverse. Behaviors that this scope does not host are ignored. Called from
+    /// inside a lifecycle hook, the change runs once the changes queued before it complete.
+    ///
+    /// - Parameter behaviors: Children of this scope, each once, in their new order.
+    package func arrange(_ behaviors: [Behavior]) {
+        Lifecycle.perform(.arrange(behaviors, in: self))
     }
 
     /// Detaches each of `behaviors` whose host is this scope.

@@ -24,6 +24,10 @@ extension Scope {
     /// Returning the behavior that is hosted already keeps it; returning a new instance each time rebuilds the
     /// feature on every change of the value.
     ///
+    /// A scope may have several routes: call this, or ``hostChildren(following:_:)`` for a collection, once per
+    /// part of the state that decides a child. Each route hosts and evicts only its own children, beside any
+    /// the scope hosts itself.
+    ///
     /// - Parameters:
     ///   - projection: The part of a model's state that decides the child, from `ViewModel.map(_:)`.
     ///   - child: Builds the behavior for a value, or returns `nil` to host none. Runs on the main actor.
