@@ -61,6 +61,22 @@ public struct DependencyValues {
         set { storage[ObjectIdentifier(key)] = newValue.map { $0 as Any } }
     }
 
+    /// This set with `value` for `key`, for building a set in one expression.
+    ///
+    /// ```swift
+    /// let host = TestHost(model, dependencies: DependencyValues().with(APIClientKey.self, stub))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key of the value.
+    ///   - value: The value.
+    /// - Returns: A copy of this set that holds `value` for `key`.
+    public func with<Key: DependencyKey>(_ key: Key.Type, _ value: Key.Value) -> DependencyValues {
+        var copy = self
+        copy[key] = value
+        return copy
+    }
+
     /// Whether this set holds no value.
     public var isEmpty: Bool {
         storage.isEmpty
