@@ -64,8 +64,8 @@ extension Behavior {
     /// The value of `key` where this behavior stands in its tree.
     ///
     /// The outermost override above it wins; otherwise the nearest scope that provides the key, starting with this
-    /// behavior itself if it is a scope; otherwise the key's default. Read once attached: in ``willAttach()``,
-    /// ``willActivate(cancellables:)`` or later. Each read resolves again, so after a move to another host the
+    /// behavior itself if it is a scope; otherwise the key's default. Read once attached, best in
+    /// ``willActivate(cancellables:)``. Each read resolves again, so after a move to another host the
     /// behavior reads its new host's values.
     ///
     /// ```swift
@@ -76,6 +76,12 @@ extension Behavior {
     ///     }
     /// }
     /// ```
+    ///
+    /// A read sees the tree as it stands at that moment. ``willAttach()`` runs when this behavior joins its host,
+    /// which may itself be detached yet, and does not run again when that host moves: read in
+    /// ``willActivate(cancellables:)``, which runs under an active root each time, to see the whole tree. For the
+    /// same reason, read while active what deactivation needs, and keep it: a tree released with its root is torn
+    /// down without the scopes above.
     ///
     /// Reading from a detached behavior is a programmer error, and so is reading a key that has neither a provider
     /// nor a default: both trap, naming the key and the path from the root.
