@@ -44,3 +44,34 @@ private final class EndpointModel: ViewModel<Endpoint>, ScopedViewModel, @unchec
         endpoint.expect(Endpoint(url: "https://live.example?token=t"))
     }
 }
+
+private struct Ticks: ViewState {
+    var count = 0
+}
+
+/// Polls every second on the clock the tree gives it.
+private final class TickerModel: ViewModel<Ticks>, ScopedViewModel, @unchecked Sendable {
+    init() {
+        super.init(initialState: Ticks())
+    }
+
+    func didBecomeActive(_ activation: Activation<TickerModel>) {
+        activation.effect(every: .seconds(1), clock: activation.dependency(ClockKey.self)) { state in
+            state.count + 1
+        } reduce: { state, result in
+            state.count = result.get()
+        }
+    }
+}
+
+@Suite @MainActor struct ClockThroughTheTreeTests {
+    @Test func aTestClockGivenToTheHostDrivesTheModelsPolling() async {
+        let clock = TestClock()
+        let ticker = TestHost(TickerModel(), dependencies: DependencyValues().with(ClockKey.self, clock))
+        await ticker.settleEffects()
+        await clock.advance(by: .seconds(2))
+        await ticker.settleEffects()
+        #expect(ticker.model.state.count == 3)
+        ticker.detach()
+    }
+}
