@@ -123,9 +123,12 @@ extension Behavior {
 ///     api = dependencies[APIClientKey.self]
 /// }
 /// ```
+///
+/// It holds its behavior weakly, so that a model that keeps it makes no cycle with the behavior it is bound to;
+/// reading through it once that behavior is gone traps.
 @MainActor
 public struct Dependencies {
-    private let reader: Behavior
+    private weak var reader: Behavior?
 
     init(reader: Behavior) {
         self.reader = reader
@@ -135,6 +138,12 @@ public struct Dependencies {
     ///
     /// - Parameter key: The key of the value.
     public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
-        reader.dependency(key)
+        guard let reader else {
+            fatalError(
+                "Read \(Key.self) after the behavior it stands for was released: read dependencies while the "
+                    + "behavior is in a tree, and keep the values rather than this reader."
+            )
+        }
+        return reader.dependency(key)
     }
 }

@@ -142,3 +142,17 @@ private final class TokenReader: Behavior {
         #expect(stderr.contains("read dependencies once the behavior is attached"))
     }
 }
+
+@Suite @MainActor struct DependencyReaderTests {
+    @Test func aReaderKeptAfterwardsDoesNotKeepItsBehaviorAlive() {
+        let root = RootScope()
+        var reader: Reader? = Reader()
+        weak let released = reader
+        root.host(reader!)
+        let dependencies = reader!.dependencies
+        #expect(dependencies[GreetingKey.self] == "default")
+        reader!.detach()
+        reader = nil
+        #expect(released == nil)
+    }
+}
