@@ -20,6 +20,14 @@ open class Scope: Behavior {
     @exclusivity(unchecked)
     var childList = ChildList()
 
+    /// The values this scope provides to its subtree; nearer providers hide them.
+    @exclusivity(unchecked)
+    var provided = DependencyValues()
+
+    /// The values this scope forces on its subtree, over every provider inside it.
+    @exclusivity(unchecked)
+    var overridden = DependencyValues()
+
     /// Creates a detached scope with no children.
     public override init() {
         super.init()

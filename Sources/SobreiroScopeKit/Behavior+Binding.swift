@@ -30,7 +30,7 @@ extension Behavior {
     ///
     /// From now on the model lives as long as this behavior: while the behavior is in a tree, the tree keeps both
     /// alive; once it is detached and released, the model and all its scoped work go with it. The model hears
-    /// ``ScopedViewModel/didLoad()`` at the first activation, ``ScopedViewModel/didBecomeActive(_:)`` at each
+    /// ``ScopedViewModel/didLoad(_:)`` at the first activation, ``ScopedViewModel/didBecomeActive(_:)`` at each
     /// activation, and ``ScopedViewModel/didBecomeInactive()`` at each deactivation. If the behavior is active
     /// already, the model's first activation begins at once.
     ///
@@ -61,7 +61,7 @@ extension Behavior {
             return .refused(.alreadyBoundToAnotherBehavior)
         }
         BindingRegistry.record(self, for: identity)
-        addActivationObserver(ModelBinding(model: model))
+        addActivationObserver(ModelBinding(model: model, behavior: self))
         return .bound
     }
 }
@@ -93,21 +93,26 @@ enum BindingRegistry {
 @MainActor
 final class ModelBinding<Model: ScopedViewModel>: ActivationObserver {
     let model: Model
+    /// The behavior that holds this binding: weak, as the behavior keeps its observers strongly.
+    private weak var behavior: Behavior?
     private var hasLoaded = false
     private var activation: Activation<Model>?
 
-    init(model: Model) {
+    init(model: Model, behavior: Behavior) {
         self.model = model
+        self.behavior = behavior
     }
 
     func behaviorDidActivate() {
         guard activation == nil else { return }
-        let activation = Activation(model: model)
+        // Called by the behavior itself, which is alive: the binding is its observer.
+        guard let behavior else { return }
+        let activation = Activation(model: model, behavior: behavior)
         self.activation = activation
         if !hasLoaded {
             hasLoaded = true
             Trace.record(.hook("didLoad"), about: model)
-            model.didLoad()
+            model.didLoad(behavior.dependencies)
         }
         Trace.record(.hook("didBecomeActive"), about: model)
         model.didBecomeActive(activation)

@@ -1,8 +1,8 @@
-import ScopeKit
+public import ScopeKit
 
 /// A view model that lives in a scope tree, bound to a `Behavior` with `bind(_:)`.
 ///
-/// The behavior keeps the model alive and tells it about its lifecycle, on the main actor: ``didLoad()`` once,
+/// The behavior keeps the model alive and tells it about its lifecycle, on the main actor: ``didLoad(_:)`` once,
 /// at the first activation; ``didBecomeActive(_:)`` at every activation, with an ``Activation`` that holds the
 /// work of that activation; ``didBecomeInactive()`` when it ends, after that work was cancelled. Every hook has
 /// an empty default, so a model implements only the ones it needs.
@@ -32,6 +32,18 @@ public protocol ScopedViewModel: AnyObject, Sendable {
     /// Called once, at the first activation, before ``didBecomeActive(_:)``.
     @MainActor func didLoad()
 
+    /// Called once, at the first activation, before ``didBecomeActive(_:)``, with the dependencies where the
+    /// model's behavior stands. The default calls ``didLoad()``; implement one of the two.
+    ///
+    /// ```swift
+    /// func didLoad(_ dependencies: Dependencies) {
+    ///     formatter = dependencies[DateFormatterKey.self]
+    /// }
+    /// ```
+    ///
+    /// - Parameter dependencies: Reads the values that scopes provide above the model's behavior.
+    @MainActor func didLoad(_ dependencies: Dependencies)
+
     /// Called at every activation. Start the work of the activation here and give it to `activation`: it is
     /// cancelled when the activation ends, so closures may capture `self` strongly.
     ///
@@ -45,6 +57,13 @@ public protocol ScopedViewModel: AnyObject, Sendable {
 extension ScopedViewModel {
     /// Does nothing.
     @MainActor public func didLoad() {}
+
+    /// Calls ``didLoad()``.
+    ///
+    /// - Parameter dependencies: Unused.
+    @MainActor public func didLoad(_ dependencies: Dependencies) {
+        didLoad()
+    }
 
     /// Does nothing.
     ///

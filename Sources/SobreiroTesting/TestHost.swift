@@ -51,8 +51,18 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
 
     /// Hosts `model` in a tree of its own until the host is released, at the end of the test that holds it.
     ///
+    /// The model reads `dependencies` before any provider or default: its root overrides them, so the model's
+    /// `didLoad(_:)` and first `didBecomeActive(_:)` already see them.
+    ///
+    /// ```swift
+    /// var fakes = DependencyValues()
+    /// fakes[APIClientKey.self] = StubAPIClient(items: [item])
+    /// let list = TestHost(ListViewModel(), dependencies: fakes)
+    /// ```
+    ///
     /// - Parameters:
     ///   - model: The view model to test, bound to no behavior yet.
+    ///   - dependencies: The values that replace, for this model, whatever the tree would provide.
     ///   - effects: Whether the model's effect operations must have finished when the test ends.
     ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
     ///   - filePath: The caller's file path, where a failure is reported; leave the default.
@@ -60,6 +70,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     ///   - column: The caller's column, where a failure is reported; leave the default.
     public init(
         _ model: Model,
+        dependencies: DependencyValues = DependencyValues(),
         effects: EffectExhaustivity = .exhaustive,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
@@ -76,6 +87,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
         if case .refused(let error) = behavior.bind(model) {
             reportFailure("TestHost could not host \(type(of: model)): \(error)", at: createdAt)
         }
+        root.override(dependencies)
         root.host(behavior)
     }
 
