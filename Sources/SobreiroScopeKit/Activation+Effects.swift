@@ -155,7 +155,7 @@ extension Activation {
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
         follow: (_ runner: EffectRunner<State, Trigger, Output, Failure>) -> StateSubscription
     ) -> Bool where Model: ViewModel<State> {
-        guard isActive else { return false }
+        guard admitsWork(origin) else { return false }
         let runner = EffectRunner(
             model: model,
             origin: origin,

@@ -41,8 +41,9 @@ extension Activation {
         fileID: String = #fileID,
         line: UInt = #line
     ) -> Bool where Model: ViewModel<State>, C.Duration == Duration {
-        guard isActive else { return false }
-        let loop = EffectLoop(model: model, origin: EffectOrigin(form: "effect(every:)", fileID: fileID, line: line))
+        let origin = EffectOrigin(form: "effect(every:)", fileID: fileID, line: line)
+        guard admitsWork(origin) else { return false }
+        let loop = EffectLoop(model: model, origin: origin)
         let clock = EffectClock(clock)
         let poll: @Sendable (EffectLoop<State>.Writer) async -> Void = { [weak model] writer in
             while let state = model?.state {

@@ -39,8 +39,8 @@ extension Activation {
         fileID: String = #fileID,
         line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
-        guard isActive else { return false }
         let origin = EffectOrigin(form: "effect(consuming:)", fileID: fileID, line: line)
+        guard admitsWork(origin) else { return false }
         let loop = EffectLoop(model: model, origin: origin)
         store(loop as any ActivationEffect)
         loop.start { writer in

@@ -28,9 +28,9 @@ extension Activation {
         fileID: String = #fileID,
         line: UInt = #line
     ) -> Bool {
-        guard isActive else { return false }
-        let task: Task<Void, Never>
         let origin = EffectOrigin(form: "task", fileID: fileID, line: line)
+        guard admitsWork(origin) else { return false }
+        let task: Task<Void, Never>
         if let tracker = EffectHooks.installed?.tracker(for: model, origin: origin) {
             task = tracker.startOperation(operation)
         } else {

@@ -42,12 +42,12 @@ extension Activation {
         fileID: String = #fileID,
         line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
-        guard isActive else { return false }
+        let origin = EffectOrigin(form: "effect(on:)", fileID: fileID, line: line)
+        guard admitsWork(origin) else { return false }
         let schedule = EffectSchedule(timing)
         let model: ViewModel<State> = model
         let timed = schedule.timed(operation)
         let reducing = EffectSchedule.reducing(reduce)
-        let origin = EffectOrigin(form: "effect(on:)", fileID: fileID, line: line)
         // Any state is current for an input: a write-back waits only for no change to commit under its check.
         let makeRunner = { @Sendable in
             EffectRunner(

@@ -18,7 +18,8 @@ import Sobreiro
 /// ```
 ///
 /// Work given to an activation that has ended is cancelled at once and effects refuse to start, so nothing
-/// outlives the activation it was started for, even through a kept reference.
+/// outlives the activation it was started for, even through a kept reference. Debug builds print a warning the
+/// first time an effect or a task is refused this way.
 @MainActor
 public final class Activation<Model: AnyObject & Sendable> {
     /// The model this activation belongs to.
@@ -85,6 +86,17 @@ public final class Activation<Model: AnyObject & Sendable> {
         // Cancellables would cancel themselves as they are released; effects are told.
         firstWork?.end()
         for work in laterWork { work.end() }
+    }
+
+    /// Whether work declared at `origin` may start: only while the activation runs. Work refused because the
+    /// activation has ended is easy to miss, as every form's `false` is discardable, so debug builds say so once.
+    func admitsWork(_ origin: EffectOrigin) -> Bool {
+        if isActive { return true }
+        workGivenToEndedActivation.emit(
+            "\(origin) was given to an activation of \(Model.self) that has ended, so it does not run. Start work "
+                + "in didBecomeActive(_:) on the activation it receives; work that starts later checks isActive first."
+        )
+        return false
     }
 
     /// Keeps `cancellable` until the activation ends, or cancels it at once if it has ended.
@@ -204,3 +216,6 @@ extension Task {
         activation.store(AnyCancellable { self.cancel() })
     }
 }
+
+/// The one-time warning for work given to an activation that has ended.
+private let workGivenToEndedActivation = RuntimeWarning()

@@ -49,5 +49,28 @@ struct RefusalWarningTests {
             let warnings = stderr.split(separator: "\n").filter { $0.hasPrefix("Sobreiro: EffectTrigger<Int>") }
             #expect(warnings.count == 1, "\(stderr.prefix(600))")
         }
+
+        @Test("B1: work given to an activation that has ended prints one warning naming the form and the model")
+        func workForAnEndedActivationWarnsOnce() async {
+            let child = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                await MainActor.run {
+                    var kept: Activation<FeedModel>?
+                    let model = FeedModel { _, activation in kept = activation }
+                    let root = RootScope()
+                    let behavior = hostBound(model, under: root)
+                    behavior.detach()
+                    guard let activation = kept else { preconditionFailure("the model never became active") }
+                    precondition(!activation.task {})
+                    precondition(!activation.effect(when: { _ in true }, run: { _ in 1 }, reduce: { _, _ in }))
+                }
+            }
+            let stderr = String(decoding: child?.standardErrorContent ?? [], as: UTF8.self)
+            let warnings = stderr.split(separator: "\n").filter { $0.contains("given to an activation") }
+            #expect(warnings.count == 1, "\(stderr.prefix(600))")
+            let warning = warnings.first ?? ""
+            #expect(warning.hasPrefix("Sobreiro: task at SobreiroScopeKitTests/RefusalWarningTests.swift:"))
+            #expect(warning.contains("of FeedModel that has ended"))
+            #expect(warning.contains("didBecomeActive(_:)"), "the fix")
+        }
     #endif
 }
