@@ -80,6 +80,15 @@ struct BrowserTests {
             #expect(screen.detail.state.readme == "README of \(id)")
         }
 
+        let screens = browser.children
+        browser.detach()
+        #expect(browser.children.isEmpty, "a deactivated stack hosts no screen")
+        root.host(browser)
+        #expect(stack(of: browser) == [2, 1, 2])
+        #expect(
+            zip(screens, browser.children).allSatisfy { $0 !== $1 },
+            "the next activation builds every screen again from the path")
+
         browser.navigation.popToRoot()
         #expect(browser.children.isEmpty)
         browser.detach()
