@@ -19,8 +19,8 @@
 /// ```
 ///
 /// Declare the default with `static let`, so that every reader shares one instance; a `static var` builds a new
-/// value at each read that falls back to it. See <doc:ProvidingDependencies> for how reads resolve, how tests
-/// override values, and how this compares with other ways of injecting dependencies.
+/// value at each read that falls back to it. See <doc:ProvidingDependencies> for how reads resolve and how tests
+/// override values.
 public protocol DependencyKey {
     /// The type of the value this key names.
     associatedtype Value
