@@ -14,6 +14,7 @@ final class ScriptedClock: Clock, Sendable {
     }
 
     private typealias Sleeper = CheckedContinuation<Void, any Error>
+    private typealias Watcher = CheckedContinuation<Void, Never>
 
     private struct Time {
         var now = Instant(offset: .zero)
@@ -21,7 +22,7 @@ final class ScriptedClock: Clock, Sendable {
         var sleepers: [(id: Int, deadline: Instant, continuation: Sleeper)] = []
         /// Sleepers cancelled before they started waiting.
         var cancelled: Set<Int> = []
-        var watchers: [CheckedContinuation<Void, Never>] = []
+        var watchers: [Watcher] = []
     }
 
     private let time = Locked(Time())
@@ -36,8 +37,7 @@ final class ScriptedClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Sleeper) in
-                let (outcome, watchers) = time.withLock {
-                    time -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
+                let (outcome, watchers) = time.withLock { time -> (Result<Void, any Error>?, [Watcher]) in
                     if time.cancelled.remove(id) != nil { return (.failure(CancellationError()), []) }
                     if deadline <= time.now { return (.success(()), []) }
                     time.sleepers.append((id, deadline, continuation))
