@@ -30,9 +30,10 @@ struct Options {
                           happened and the frame it left on screen. The output is the same on every
                           run; Tests/PlaygroundTranscript/scripted.txt holds it.
           --interactive   Run the app live: 1/2 or Tab switch tabs, r refreshes or retries, f makes the
-                          next load fail, q or Ctrl-C quits. Scores arrive every two seconds and loads
-                          take a moment. Without a terminal on standard input, it says so and plays the
-                          scripted session instead.
+                          next load fail, ↑/↓ (or k/j) choose a player, Enter pushes their detail, Esc
+                          or b pops it, q or Ctrl-C quits. Scores arrive every two seconds, loads take
+                          a moment, and a detail polls every five seconds. Without a terminal on
+                          standard input, it says so and plays the scripted session instead.
           --trace         Add Sobreiro's trace: transactions, deliveries, hops to the main actor and
                           lifecycle transitions and hooks, indented under each caption (in the live UI,
                           the latest events under the frame). Thread names vary from run to run.

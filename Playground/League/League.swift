@@ -15,6 +15,8 @@ final class League: Sendable {
     private struct Table {
         var standings: [Standing]
         var lastScore = 0
+        /// Each player's latest scores, newest last.
+        var latestScores: [String: [Int]] = [:]
         var failsNextRequest = false
     }
 
@@ -43,6 +45,22 @@ final class League: Sendable {
         table.withLock { table in table.standings.first { $0.player == player }?.points ?? 0 }
     }
 
+    /// The record of `player` now; a player the league does not know has no points and the last rank.
+    func record(of player: String) -> PlayerRecord {
+        table.withLock { table in
+            let ranked = table.standings.ranked()
+            let index = ranked.firstIndex { $0.player == player } ?? ranked.count
+            return PlayerRecord(
+                player: player,
+                points: index < ranked.count ? ranked[index].points : 0,
+                rank: index + 1,
+                teamSize: ranked.count,
+                ahead: index > 0 ? ranked[index - 1] : nil,
+                latestScores: table.latestScores[player] ?? []
+            )
+        }
+    }
+
     /// Records a score, numbers it and pushes it on the live feed.
     ///
     /// Scores are recorded one at a time, by the ticker's task or by the script, so the feed receives them in the
@@ -51,6 +69,7 @@ final class League: Sendable {
         let event = table.withLock { table -> ScoreEvent? in
             guard let index = table.standings.firstIndex(where: { $0.player == player }) else { return nil }
             table.standings[index].points += points
+            table.latestScores[player] = Array(((table.latestScores[player] ?? []) + [points]).suffix(3))
             table.lastScore += 1
             return ScoreEvent(number: table.lastScore, player: player, points: points)
         }

@@ -3,8 +3,9 @@
 ///
 /// Two parts of the app follow the scores, each at its own pace and each stopping and starting with its own
 /// part of the tree: the background writer of the user models, and the leaderboard's stream. Each takes a
-/// ``ScoreListener`` of its own from ``listen()``. While a listener is not being iterated (its tab is closed,
-/// its writer stopped), the feed holds its scores, up to a limit, and the next iteration catches up on them.
+/// ``ScoreListener`` of its own from ``listener(named:)``, by a name that stays the same across its activations.
+/// While a listener is not being iterated (its tab is closed, its writer stopped), the feed holds its scores, up
+/// to a limit, and the next iteration catches up on them.
 final class ScoreFeed: Sendable {
     private static let heldLimit = 32
 
@@ -34,18 +35,23 @@ final class ScoreFeed: Sendable {
 
     private struct Listeners {
         var byID: [Int: Listener] = [:]
-        var lastID = 0
+        var idsByName: [String: Int] = [:]
         var lastCall = 0
     }
 
     private let listeners = Locked(Listeners())
 
-    /// A listener that receives every score pushed from now on, and holds them until it is iterated.
-    func listen() -> ScoreListener {
+    /// The listener of the subscriber named `name`: made at the first call, then the same one at every call.
+    ///
+    /// It receives every score pushed from its first call on, and holds them while it is not iterated, so a
+    /// subscriber that stops and starts again catches up however often it asks for its listener.
+    func listener(named name: String) -> ScoreListener {
         let id = listeners.withLock { listeners in
-            listeners.lastID += 1
-            listeners.byID[listeners.lastID] = Listener()
-            return listeners.lastID
+            if let id = listeners.idsByName[name] { return id }
+            let id = listeners.idsByName.count + 1
+            listeners.idsByName[name] = id
+            listeners.byID[id] = Listener()
+            return id
         }
         return ScoreListener(feed: self, id: id)
     }

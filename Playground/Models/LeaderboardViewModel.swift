@@ -16,6 +16,13 @@ struct LeaderboardState: ViewState {
     var standings: [Standing] = []
     /// The number of the last score the standings count.
     var lastScore = 0
+    /// The player the cursor is on, whom opening pushes; `nil` for the first row.
+    var highlighted: String?
+
+    /// The player the cursor is on, if the list has any.
+    var highlightedPlayer: String? {
+        standings.contains { $0.player == highlighted } ? highlighted : standings.first?.player
+    }
 
     /// Takes the standings a load brought, unless the live scores have already counted a later score.
     mutating func load(_ snapshot: StandingsSnapshot) {
@@ -46,19 +53,16 @@ struct LeaderboardState: ViewState {
 /// `refresh()` and `retry()` only ask for a load, by setting the phase; the effect sees that state and does
 /// the work, so a refresh requested while the tab is closed runs when the tab opens.
 ///
-/// The stream consumes the model's own ``ScoreListener``. The feed broadcasts, so this listener is independent
+/// The league client comes from the tree, read at each activation. The stream follows the leaderboard's own
+/// listener on the feed, the same one at every activation. The feed broadcasts, so this listener is independent
 /// of the writer that updates the user models, and it counts every player's scores, where following the user
 /// models' states would only see the two players that have one, as whole states to compare rather than scores to
 /// add. While the tab is closed the feed holds the scores for this listener; the next activation's stream starts
 /// with them, so the standings catch up as the tab opens.
 final class LeaderboardViewModel: ViewModel<LeaderboardState>, @unchecked Sendable {
-    let client: LeagueClient
-    let scores: ScoreListener
     let log: ActivityLogViewModel
 
-    init(client: LeagueClient, scores: ScoreListener, log: ActivityLogViewModel) {
-        self.client = client
-        self.scores = scores
+    init(log: ActivityLogViewModel) {
         self.log = log
         super.init(initialState: LeaderboardState())
     }
@@ -70,11 +74,23 @@ final class LeaderboardViewModel: ViewModel<LeaderboardState>, @unchecked Sendab
     func retry() {
         refresh()
     }
+
+    /// Moves the cursor `offset` rows down (up if negative), stopping at the first and last rows.
+    func moveHighlight(by offset: Int) {
+        write { state in
+            guard let current = state.highlightedPlayer,
+                let index = state.standings.firstIndex(where: { $0.player == current })
+            else { return }
+            let moved = min(max(index + offset, 0), state.standings.count - 1)
+            state.highlighted = state.standings[moved].player
+        }
+    }
 }
 
 extension LeaderboardViewModel: ScopedViewModel {
     func didBecomeActive(_ activation: Activation<LeaderboardViewModel>) {
-        activation.effect(when: { $0.phase == .loading }) { [client] _ in
+        let client = activation.dependency(LeagueClientKey.self)
+        activation.effect(when: { $0.phase == .loading }) { _ in
             try await client.standings()
         } reduce: { state, result in
             switch result {
@@ -85,7 +101,7 @@ extension LeaderboardViewModel: ScopedViewModel {
         // Each score is folded in a transaction of this model, off the main actor. A score that arrives as the
         // tab closes is dropped with the iteration, since nothing is written after deactivation; the next load
         // brings it.
-        activation.effect(consuming: scores) { state, score in
+        activation.effect(consuming: client.scores(for: "leaderboard")) { state, score in
             state.count(score)
         }
         log.note(

@@ -2,7 +2,8 @@ import ScopeKit
 import Sobreiro
 
 /// The background writer: while active, a detached task takes scores from its listener on the league's feed and
-/// writes them into the user models, off the main actor.
+/// writes them into the user models, off the main actor. It reads the league client from the tree at each
+/// activation.
 ///
 /// The front-runner follows its user model on that task's thread; the banner, a main-actor renderer, receives
 /// the change after a hop to the main actor. The task is stored in the activation's cancellables, so
@@ -10,19 +11,19 @@ import Sobreiro
 /// leaderboard follows the same feed through a listener of its own.
 @MainActor
 final class LiveScores: Behavior {
-    let scores: ScoreListener
     let players: [UserViewModel]
     let log: ActivityLogViewModel
 
-    init(scores: ScoreListener, players: [UserViewModel], log: ActivityLogViewModel) {
-        self.scores = scores
+    init(players: [UserViewModel], log: ActivityLogViewModel) {
         self.players = players
         self.log = log
         super.init()
     }
 
     override func willActivate(cancellables: inout Set<AnyCancellable>) {
-        Task.detached { [scores, players] in
+        // The same listener at every activation, so the scores pushed while this writer was off wait for it.
+        let scores = dependency(LeagueClientKey.self).scores(for: "live scores")
+        Task.detached { [players] in
             // Cancelling the task ends the iteration.
             for await event in scores {
                 for player in players where player.state.name == event.player {

@@ -17,7 +17,10 @@ import Sobreiro
 /// handler, so restoring the terminal is ordinary code on the main actor.
 @MainActor
 final class InteractiveSession {
-    static let keys = "1/2 or Tab: switch tabs   r: refresh or retry   f: fail the next load   q: quit"
+    static let keys = [
+        "1/2 or Tab: switch tabs   r: refresh or retry   f: fail the next load   q: quit",
+        "↑/↓: choose a player   Enter: open their detail   Esc or b: back",
+    ]
 
     /// The signals that end the session: Ctrl-C, a polite kill, and the terminal going away.
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
@@ -32,7 +35,7 @@ final class InteractiveSession {
     private var finished: CheckedContinuation<Int32, Never>?
 
     init(showsTrace: Bool) {
-        app = LeaderboardApp(league: league, latency: SimulatedLatency())
+        app = LeaderboardApp(league: league, latency: SimulatedLatency(), clock: ContinuousClock())
         trace = showsTrace ? TraceTimeline(limit: 12) : nil
     }
 
@@ -57,7 +60,7 @@ final class InteractiveSession {
     private func redraw() {
         guard isRunning else { return }
         var lines = app.screen.lines
-        lines.append(" " + Self.keys)
+        lines += Self.keys.map { " " + $0 }
         if let trace {
             lines += Panel(title: "Trace, latest last", lines: trace.latest(12)).drawn(width: 96)
         }
@@ -88,10 +91,14 @@ final class InteractiveSession {
         let count = read(STDIN_FILENO, &buffer, buffer.count)
         guard count > 0 else { return finish(status: 0) }
         let input = buffer[..<count]
-        // An arrow key arrives as one escape sequence: ESC [ C (right) or ESC [ D (left).
+        // Esc alone arrives as one byte; an arrow key as one escape sequence, ESC [ A (up) to D (left).
         if input.first == 0x1B {
-            if input.count == 3, input.last == UInt8(ascii: "C") || input.last == UInt8(ascii: "D") {
-                app.tabs.selectNext()
+            guard input.count > 1 else { return app.navigation.pop() }
+            switch input.count == 3 ? input.last : nil {
+            case UInt8(ascii: "A"): moveHighlight(by: -1)
+            case UInt8(ascii: "B"): moveHighlight(by: 1)
+            case UInt8(ascii: "C"), UInt8(ascii: "D"): app.tabs.selectNext()
+            default: break
             }
             return
         }
@@ -107,9 +114,24 @@ final class InteractiveSession {
         case UInt8(ascii: "f"), UInt8(ascii: "F"):
             league.failNextRequest()
             app.list.refresh()
+        case UInt8(ascii: "k"): moveHighlight(by: -1)
+        case UInt8(ascii: "j"): moveHighlight(by: 1)
+        case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+            if showsList { app.scope.leaderboard.openHighlighted() }
+        case UInt8(ascii: "b"), UInt8(ascii: "B"), 0x7F: app.navigation.pop()  // 0x7F: Backspace
         case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x04: finish(status: 0)  // 0x04: Ctrl-D
         default: break
         }
+    }
+
+    /// Whether the standings are on screen: the Leaderboard tab, with no detail pushed over them. The cursor
+    /// moves, and Enter opens, only where the user can see them.
+    private var showsList: Bool {
+        app.tabs.state.selected == .leaderboard && app.navigation.state.path.isEmpty
+    }
+
+    private func moveHighlight(by offset: Int) {
+        if showsList { app.list.moveHighlight(by: offset) }
     }
 
     private func finish(status: Int32) {

@@ -20,6 +20,7 @@ import Sobreiro
 final class ScriptedSession {
     private let league = League()
     private let network = ScriptedLatency()
+    private let clock = ScriptedClock()
     private let app: LeaderboardApp
     private let trace: TraceTimeline?
     private var step = 0
@@ -27,7 +28,7 @@ final class ScriptedSession {
     init(trace: TraceTimeline?) {
         trace?.install()
         self.trace = trace
-        app = LeaderboardApp(league: league, latency: network)
+        app = LeaderboardApp(league: league, latency: network, clock: clock)
     }
 
     func play() async {
@@ -66,6 +67,8 @@ final class ScriptedSession {
         await app.screen.leaderboard.frame.waitUntil { $0.phase == .loaded }
         await show("The retry succeeds: the server's standings count the same scores the stream folded in")
 
+        await playPushAndPop()
+
         app.tabs.select(.profile)
         await profileHasCaughtUp()
         await show(
@@ -97,6 +100,32 @@ final class ScriptedSession {
 
         app.stop()
         await show("Quit: the app scope leaves the tree; the tab, then the writer, then the app deactivate")
+    }
+
+    /// Opens a player's detail on the Leaderboard tab's stack, lets its poll run twice on the script's clock, and
+    /// goes back.
+    private func playPushAndPop() async {
+        app.list.moveHighlight(by: 1)
+        app.scope.leaderboard.openHighlighted()
+        await network.waitForRequest()
+        await show("Down (↓), then Enter: a push onto the stack's state hosts Caro's detail; its poll asks the server")
+
+        network.completeRequest()
+        await app.screen.topDetail?.frame.waitUntil { $0.record != nil }
+        await show("The server answers: the detail shows Caro's week; under it, the list still streams the scores")
+
+        league.score(40, for: "Caro")
+        await app.screen.leaderboard.frame.waitUntil { $0.standings.contains(Standing(player: "Caro", points: 1_235)) }
+        await clock.waitForSleeper()
+        clock.advance(by: PlayerDetailViewModel.pollInterval)
+        await network.waitForRequest()
+        network.completeRequest()
+        await app.screen.topDetail?.frame.waitUntil { $0.record?.points == 1_235 }
+        await show("Caro scores 40, and 5 s pass on the app's clock: the detail polls again and shows her new score")
+
+        app.navigation.pop()
+        await app.screen.activity.frame.waitUntil { $0.entries.last == "Caro's detail off: its poll has stopped" }
+        await show("Back (Esc): a pop from the stack's state evicts the detail; its model and its poll end with it")
     }
 
     /// Prints the caption, the trace of the step if asked for, and the frame once every renderer has caught up.

@@ -1,6 +1,7 @@
 import Sobreiro
 
-/// Draws the list screen: the standings, then a line that says whether they are fresh, loading or failed.
+/// Draws the list screen: the standings, with a cursor on the player that opening pushes, then a line that says
+/// whether they are fresh, loading or failed.
 final class LeaderboardView: StatefulView, Sendable {
     let frame = RenderedFrame<LeaderboardState>(placeholder: Panel(title: "Leaderboard", lines: []))
     let yourName: String
@@ -15,9 +16,11 @@ final class LeaderboardView: StatefulView, Sendable {
 
     private func rows(of state: LeaderboardState) -> [String] {
         guard !state.standings.isEmpty else { return ["(no standings yet)"] }
+        let highlighted = state.highlightedPlayer
         return state.standings.enumerated().map { index, standing in
             let name = standing.player == yourName ? "\(standing.player) (you)" : standing.player
-            return Panel.columns("\(index + 1).  \(name)", Points.text(standing.points))
+            let cursor = standing.player == highlighted ? "›" : " "
+            return Panel.columns("\(cursor) \(index + 1).  \(name)", Points.text(standing.points))
         }
     }
 
