@@ -213,8 +213,9 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
             guard assignments == assignmentsBefore else {
                 // A nested transaction changed `current` behind the copy. Its change stands if the body left the
                 // copy as it found it; otherwise one of the two changes would be lost.
+                var found = start ?? committed
                 precondition(
-                    draft == (start ?? committed),
+                    Self.isUnchanged(&draft, from: &found),
                     """
                     A transaction nested in write { $0 … } changed the state while the closure also changed its \
                     copy $0, so one change would be lost. Make the nested change through $0, or write the outer \
@@ -227,6 +228,19 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
             assignments &+= 1
             return result
         }
+    }
+
+    /// Whether `draft`, a copy of `found`, still holds the value it was copied from.
+    ///
+    /// The same bits say so before `==` is asked: a state whose `==` is not reflexive (a NaN field) is not equal to
+    /// an untouched copy of itself. A changed copy never has the same bits, as a change to a shared buffer copies
+    /// it first; an unchanged one may differ in padding, and is then compared with `==`.
+    @usableFromInline
+    static func isUnchanged(_ draft: inout State, from found: inout State) -> Bool {
+        let isSameBits = withUnsafeBytes(of: &draft) { draft in
+            withUnsafeBytes(of: &found) { found in draft.elementsEqual(found) }
+        }
+        return isSameBits || draft == found
     }
 
     /// The number of live subscribers: views plus view models. Deallocated subscribers do not count.

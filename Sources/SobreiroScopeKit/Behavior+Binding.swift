@@ -42,10 +42,10 @@ extension Behavior {
     ///
     /// Binding the same model to the same behavior again does nothing.
     ///
-    /// - Parameter model: The view model to bind.
     /// A refusal changes nothing and does not trap; debug builds also print a warning to standard error the first
     /// time one happens, naming both behaviors, since a result left unread would hide it.
     ///
+    /// - Parameter model: The view model to bind.
     /// - Returns: ``BindingResult/bound``, or ``BindingResult/refused(_:)`` if the model is bound to another
     ///   living behavior; nothing changes then.
     @discardableResult

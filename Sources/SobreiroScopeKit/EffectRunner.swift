@@ -137,19 +137,29 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
             // Under test: the tracker counts the operation, and its executor may count the jobs of its task and of
             // the child tasks it starts.
             task = tracker.startOperation { [self] in
-                await perform(trigger)
+                await perform(trigger, of: id)
             } finish: { [self] result in
                 await writeBack(result, of: id, for: trigger, stamp: stamp)
             }
         } else {
             // `Task(executorPreference: nil)` would still cost an allocation more than `Task { }`.
-            task = Task { [self] in await writeBack(await perform(trigger), of: id, for: trigger, stamp: stamp) }
+            task = Task { [self] in await writeBack(await perform(trigger, of: id), of: id, for: trigger, stamp: stamp)
+            }
         }
         let isWanted = withRuns { $0.wanted.setTask(task, of: id) }
         if !isWanted { task.cancel() }
     }
 
-    private func perform(_ trigger: Trigger) async -> Result<Output, Failure> {
+    /// Runs the operation of the run `id`, unless that run was dropped before its task started.
+    ///
+    /// Between the run's recording and its task's start, cancelling the runs it replaces calls their cancellation
+    /// handlers on this thread, and one of them may end the effect; or the effect ends on another thread before the
+    /// task is scheduled. Such a run's task is cancelled, but a cancelled task still runs its body: checked here,
+    /// the operation of a run that its effect no longer wants never begins.
+    ///
+    /// - Returns: The outcome of the operation, or `nil` if it did not run.
+    private func perform(_ trigger: Trigger, of id: UInt64) async -> Result<Output, Failure>? {
+        guard isWanted(id) else { return nil }
         do throws(Failure) {
             return .success(try await operation(trigger))
         } catch {
@@ -170,12 +180,13 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// Dropping the run there instead would leave the state without an answer for good, since the effect heard
     /// no change and starts no new run.
     private func writeBack(
-        _ result: Result<Output, Failure>,
+        _ result: Result<Output, Failure>?,
         of id: UInt64,
         for trigger: Trigger,
         stamp: UInt64
     ) async {
-        guard let model else { return }
+        // No result: the run was dropped before its operation began, and is no longer wanted.
+        guard let result, let model else { return }
         while true {
             // A run that is no longer wanted never is again: it needs no check, and no transaction.
             guard isWanted(id) else {

@@ -88,6 +88,8 @@ struct EffectTests {
         }
         let root = RootScope()
         let behavior = hostBound(model, under: root)
+        // Running, not only recorded: a run replaced before its task starts never calls the operation.
+        await withDeadline { await live.until(1) }
 
         model.write { $0.query = "b" }
         gates["b"]!.open("B")

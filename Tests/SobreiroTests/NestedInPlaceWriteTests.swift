@@ -53,3 +53,31 @@ struct NestedInPlaceWriteTests {
         #expect(recorder.history == [Counter()])
     }
 }
+
+/// A state with a field that is not equal to itself until it is measured, as a `Double.nan` placeholder is.
+struct Measurement: ViewState {
+    var count = 0
+    var reading = Double.nan
+}
+
+final class MeasurementModel: ViewModel<Measurement>, @unchecked Sendable {
+    init() {
+        super.init(initialState: Measurement())
+    }
+
+    func increment() {
+        write { state.count += 1 }
+    }
+}
+
+@Suite("T5: transactions nested in the in-place write, on a state not equal to itself")
+struct NestedInPlaceWriteOnUnequalStateTests {
+    @Test("T5: a method that writes, called from write { $0 … } that changes nothing, works on a state with a NaN")
+    func nestedChangeStandsOnAStateNotEqualToItself() async {
+        await #expect(processExitsWith: .success) {
+            let model = MeasurementModel()
+            model.write { _ in model.increment() }
+            precondition(model.state.count == 1, "the nested change was lost")
+        }
+    }
+}
