@@ -27,7 +27,8 @@ let package = Package(
         .executableTarget(
             name: "Playground",
             dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"],
-            path: "Playground"
+            path: "Playground",
+            exclude: ["README.md"]
         ),
         // Helpers that several test targets share; no product, so apps never see it.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -15,9 +15,11 @@ final class Screen: PlayerDetailPresenter {
     let frontRunner: FrontRunnerView
     let profile = ProfileView()
     let activity = ActivityView()
-    private let app: AppScope
+    /// The app whose models the panels show.
+    let app: AppScope
     /// The details presented, bottom first, each with its renderer and that renderer's subscription.
-    private var details: [(model: PlayerDetailViewModel, view: PlayerDetailView, subscription: StateSubscription)] = []
+    private(set) var details:
+        [(model: PlayerDetailViewModel, view: PlayerDetailView, subscription: StateSubscription)] = []
     private var onChange: (@Sendable () -> Void)?
 
     init(app: AppScope) {
@@ -57,20 +59,6 @@ final class Screen: PlayerDetailPresenter {
         guard let index = details.lastIndex(where: { $0.model === detail }) else { return }
         details.remove(at: index).subscription.cancel()
         onChange?()
-    }
-
-    /// Returns once every renderer has drawn its model's current state.
-    ///
-    /// Renderers of models written on other threads, and the main-actor banner after its hop, may still be
-    /// drawing when a step of the script ends; waiting for each one to catch up makes the frame the same on
-    /// every run. Call it once the writes of a step are done.
-    func settle() async {
-        await tabBar.frame.waitUntilShowing(app.tabs.state)
-        await leaderboard.frame.waitUntilShowing(app.leaderboard.list.state)
-        await frontRunner.frame.waitUntilShowing(app.frontRunner.state)
-        await profile.frame.waitUntilShowing(app.profile.profile.state)
-        await activity.frame.waitUntilShowing(app.log.state)
-        for detail in details { await detail.view.frame.waitUntilShowing(detail.model.state) }
     }
 
     /// Calls `onChange` after every render of any panel, on the rendering thread, and as a detail is presented or
