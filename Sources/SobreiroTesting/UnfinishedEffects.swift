@@ -64,6 +64,7 @@ func unfinishedEffects(of model: some AnyObject & Sendable) -> String? {
         }
     return "\(running.count) effect operation(s) of \(type(of: model)) still run at the end of the test\(asleep):\n"
         + effects.map { "  \($0)" }.joined(separator: "\n")
-        + "\nLet them finish before the test ends: advance the TestClock they sleep on, or end the state that runs "
-        + "them. To let them run past the test, host the model with TestHost(model, effects: .mayOutliveTest)."
+        + "\nLet them finish before the test ends: advance the TestClock they sleep on, end the state that runs "
+        + "them, or end the model's activation (detach() on its TestHost or its behavior), which a poll with no "
+        + "while: needs. To let them run past the test, host the model with TestHost(model, effects: .mayOutliveTest)."
 }

@@ -166,6 +166,7 @@ struct TestHostTests {
                 )
                 && text(of: issue).contains("effect(when:) at \(file):\(LampModel.whenLine)\n")
                 && text(of: issue).contains("effect(onChangeOf:) at \(file):\(LampModel.onChangeLine) (×2)")
+                && text(of: issue).contains("detach() on its TestHost or its behavior")
                 && text(of: issue).contains("TestHost(model, effects: .mayOutliveTest)")
         }
     }
