@@ -37,7 +37,8 @@ public final class LifecycleRecorder {
         }
     }
 
-    private let log: Log
+    /// The transitions, shared with the observer that the behavior keeps; `Sendable`, so that `deinit` can read it.
+    private let log: ExhaustiveLog<Event>
 
     /// Starts recording the transitions of `behavior` from now on, from the state it is in.
     ///
@@ -56,16 +57,13 @@ public final class LifecycleRecorder {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        log = Log(createdAt: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        log = ExhaustiveLog(createdAt: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column))
         behavior.addActivationObserver(Observer(log: log, state: behavior.state))
     }
 
     /// Every transition so far, oldest first. Reading it counts as looking at all of them.
     public var events: [Event] {
-        log.contents.withLock { contents in
-            contents.seen = contents.events.count
-            return contents.events
-        }
+        log.lookAtAll()
     }
 
     /// Asserts that the transitions since the last look are exactly `expected`, in order.
@@ -83,11 +81,7 @@ public final class LifecycleRecorder {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        let actual = log.contents.withLock { contents in
-            contents.isStepping = true
-            defer { contents.seen = contents.events.count }
-            return Array(contents.events[contents.seen...])
-        }
+        let actual = log.takeUnseen()
         guard actual != expected else { return }
         reportFailure(
             "expected the transitions \(expected), but these happened: \(actual)",
@@ -95,33 +89,14 @@ public final class LifecycleRecorder {
         )
     }
 
-    /// The transitions, shared with the observer that the behavior keeps.
-    ///
-    /// `Sendable`, so that the recorder's `deinit` can read it without hopping to the main actor: a hop would
-    /// lose the test that released the recorder, which is where an unasserted transition must be reported.
-    private final class Log: Sendable {
-        struct Contents {
-            var events: [Event] = []
-            var seen = 0
-            var isStepping = false
-        }
-
-        let contents = Locked(Contents())
-        let createdAt: CallerLocation
-
-        init(createdAt: CallerLocation) {
-            self.createdAt = createdAt
-        }
-    }
-
     /// Turns the behavior's notifications into transitions. A behavior tells a new observer of an activation
     /// that was already under way, maybe twice; the observer keeps the state it last saw and records only a
     /// change of it, so the recorder starts from the state the behavior was in when it was made.
     private final class Observer: ActivationObserver {
-        weak var log: Log?
+        weak var log: ExhaustiveLog<Event>?
         var state: ActivityState
 
-        init(log: Log, state: ActivityState) {
+        init(log: ExhaustiveLog<Event>, state: ActivityState) {
             self.log = log
             self.state = state
         }
@@ -134,15 +109,13 @@ public final class LifecycleRecorder {
         private func record(_ event: Event, to newState: ActivityState) {
             guard newState != state else { return }
             state = newState
-            log?.contents.withLock { $0.events.append(event) }
+            log?.append(event)
         }
     }
 
     // Not isolated: an isolated deinit runs without the task-local values of the code that released the
     // recorder, and so without the test to report to. This one runs where the test lets the recorder go.
     deinit {
-        let unseen = log.contents.withLock { $0.isStepping ? Array($0.events[$0.seen...]) : [] }
-        guard !unseen.isEmpty else { return }
-        reportFailure("transitions that happened but were never asserted: \(unseen)", at: log.createdAt)
+        log.reportUnasserted { "transitions that happened but were never asserted: \($0)" }
     }
 }
