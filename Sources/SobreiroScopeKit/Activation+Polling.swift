@@ -45,6 +45,7 @@ extension Activation {
         guard admitsWork(origin) else { return false }
         let loop = EffectLoop(model: model, origin: origin)
         let clock = EffectClock(clock)
+        let freshness = EffectFreshness<State, Void>.holding(predicate)
         let poll: @Sendable (EffectLoop<State>.Writer) async -> Void = { [weak model] writer in
             while let state = model?.state {
                 // A state where the predicate no longer holds may have committed before the subscription below
@@ -56,7 +57,7 @@ extension Activation {
                     } catch {
                         result = .failure(error)
                     }
-                    let outcome = writer.write(holding: predicate) { reduce(&$0, result) }
+                    let outcome = writer.write(holding: freshness) { reduce(&$0, result) }
                     guard outcome != .stopped else { return }
                 }
                 do { try await clock.sleep(clock.now() + interval) } catch _ { return }

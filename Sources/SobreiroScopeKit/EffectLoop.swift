@@ -68,56 +68,35 @@ final class EffectLoop<State: ViewState>: ActivationEffect {
     /// What became of a write.
     enum WriteOutcome {
         case written
-        /// The run is current, but the committed state does not hold its predicate: nothing was written.
+        /// The run is current, but the committed state is not current for the write: nothing was written.
         case dropped
         /// The run was stopped, or the effect ended: the run should return.
         case stopped
     }
 
-    /// Writes with `apply`, inside a transaction, if `run` is still the current one and the committed state holds
-    /// `predicate`.
+    /// Writes with `apply`, inside a transaction, if `run` is still the current one and the committed state is
+    /// current for `freshness`.
     ///
-    /// A state that no longer holds the predicate may have committed without reaching the loop's subscription yet:
-    /// another subscriber can hold up its delivery for as long as it renders. So the predicate is checked on a
-    /// copy of the committed state, outside the model's lock, and the transaction only checks that no change
-    /// committed since that copy; if one did, the predicate is checked again on the newer state.
+    /// A state that no longer holds a poller's predicate may have committed without reaching the loop's
+    /// subscription yet: another subscriber can hold up its delivery for as long as it renders. So the predicate
+    /// is checked on a copy of the committed state, and the transaction only checks that no change committed
+    /// since that copy, as ``EffectFreshness/write(into:for:stamp:admit:_:)`` does for every effect.
     fileprivate func write(
         _ run: UInt64,
-        holding predicate: ((State) -> Bool)?,
+        holding freshness: EffectFreshness<State, Void>,
         _ apply: (inout State) -> Void
     ) -> WriteOutcome {
         guard let model else { return .stopped }
-        while true {
-            var required: UInt64?
-            if let predicate {
-                let committed = model.versionedState
-                guard predicate(committed.state) else { return isCurrent(run) ? .dropped : .stopped }
-                required = committed.version
-            }
-            do throws(Refusal) {
-                try model.write { state throws(Refusal) in
-                    guard isCurrent(run) else { throw .stopped }
-                    if let required, model.committedVersion != required { throw .stateChanged }
-                    apply(&state)
-                }
-                return .written
-            } catch {
-                if error == .stopped { return .stopped }
-            }
+        // No stamp: a loop's freshness never asks for the state a run was given.
+        switch freshness.write(into: model, for: (), stamp: 0, admit: { isCurrent(run) }, apply) {
+        case .written: return .written
+        case .notHeld: return isCurrent(run) ? .dropped : .stopped
+        case .refused, .movedOn: return .stopped
         }
     }
 
     private func isCurrent(_ run: UInt64) -> Bool {
         runs.withLock { !$0.isEnded && $0.current == run }
-    }
-
-    /// Why a write commits nothing. It rolls back rather than commit nothing, as an effect's write-back does (see
-    /// `EffectRunner`).
-    private enum Refusal: Error {
-        /// The run was stopped.
-        case stopped
-        /// A change committed since the predicate was checked: check it again.
-        case stateChanged
     }
 
     /// Cancels the current run: it writes nothing from now on.
@@ -155,13 +134,13 @@ final class EffectLoop<State: ViewState>: ActivationEffect {
         ///
         /// - Returns: Whether it wrote; once `false`, the run should return.
         func write(_ apply: (inout State) -> Void) -> Bool {
-            loop.write(run, holding: nil, apply) == .written
+            loop.write(run, holding: .anyState, apply) == .written
         }
 
-        /// Writes with `apply` inside a transaction, unless the run was stopped or the committed state does not
-        /// hold `predicate`; `nil` holds in every state.
-        func write(holding predicate: ((State) -> Bool)?, _ apply: (inout State) -> Void) -> WriteOutcome {
-            loop.write(run, holding: predicate, apply)
+        /// Writes with `apply` inside a transaction, unless the run was stopped or the committed state is not
+        /// current for `freshness`, such as ``EffectFreshness/holding(_:)`` a predicate.
+        func write(holding freshness: EffectFreshness<State, Void>, _ apply: (inout State) -> Void) -> WriteOutcome {
+            loop.write(run, holding: freshness, apply)
         }
     }
 }

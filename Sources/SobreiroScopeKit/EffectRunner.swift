@@ -18,7 +18,7 @@ import Synchronization
 final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: ActivationEffect,
     @unchecked Sendable
 {
-    private struct Runs {
+    struct Runs {
         var isEnded = false
         var nextID: UInt64 = 0
         /// The runs whose results may still be written back, with their tasks once they are known.
@@ -33,13 +33,13 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         var committing = 0
     }
 
-    private weak let model: ViewModel<State>?
+    weak let model: ViewModel<State>?
     private let strategy: EffectStrategy
-    /// How a write-back tells that its trigger is still current; `nil` under `continueOnNewState`, whose runs
-    /// are independent of later states.
-    private let freshness: EffectFreshness<State, Trigger>?
+    /// How a write-back tells that its trigger is still current; ``EffectFreshness/anyState`` under
+    /// `continueOnNewState`, whose runs are independent of later states.
+    let freshness: EffectFreshness<State, Trigger>
     private let operation: @Sendable (Trigger) async throws(Failure) -> Output
-    private let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
+    let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
     /// Guards `runs`. Held inline rather than through a `Locked`, which would cost an object more per effect.
     private let lock = Lock()
     nonisolated(unsafe) private var runs = Runs()
@@ -63,13 +63,23 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         self.model = model
         tracker = EffectHooks.installed?.tracker(for: model, origin: origin)
         self.strategy = strategy
-        self.freshness = strategy == .cancelOnNewState ? freshness : nil
+        self.freshness = strategy == .cancelOnNewState ? freshness : .anyState
         self.operation = operation
         self.reduce = reduce
     }
 
-    private func withRuns<R>(_ body: (inout Runs) -> R) -> R {
+    /// Runs `body` on the runs, under the runner's lock.
+    func withRuns<R>(_ body: (inout Runs) -> R) -> R {
         lock.withLock { body(&runs) }
+    }
+
+    /// Runs `body` on the runs, under the runner's lock, and then stores how many are wanted, for
+    /// ``hasRunsToCancel``.
+    func changingWanted<R>(_ body: (inout Runs) -> R) -> R {
+        lock.withLock {
+            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
+            return body(&runs)
+        }
     }
 
     /// Keeps the subscription that feeds this runner, to end it with the effect; ends it at once if the effect
@@ -90,7 +100,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     ///   the newer state, on its way to this effect, cancels it before then.
     func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
         guard isMatch || hasRunsToCancel else { return }
-        let started = withRuns { runs -> (id: UInt64?, replaced: RunTasks, waiting: [Waiting]) in
+        let started = changingWanted { runs -> (id: UInt64?, replaced: RunTasks, waiting: [Waiting]) in
             guard !runs.isEnded else { return (nil, RunTasks(), []) }
             var replaced = RunTasks()
             var waiting: [Waiting] = []
@@ -98,7 +108,6 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
                 replaced = runs.wanted.removeAll()
                 swap(&waiting, &runs.waiting)
             }
-            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
             guard isMatch else { return (nil, replaced, waiting) }
             runs.nextID &+= 1
             runs.wanted.insert(runs.nextID)
@@ -129,7 +138,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         for write in waiting { write.resume() }
     }
 
-    private typealias Waiting = CheckedContinuation<Void, Never>
+    typealias Waiting = CheckedContinuation<Void, Never>
 
     private func start(_ trigger: Trigger, id: UInt64, stamp: UInt64) {
         let task: Task<Void, Never>
@@ -167,112 +176,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         }
     }
 
-    /// Writes `result` back if its run is still wanted and its trigger still current.
-    ///
-    /// Whether the trigger is current is decided in two steps, so that the effect's code runs outside the model's
-    /// lock: first on a copy of the committed state, which gives the version the write-back requires; then, in
-    /// the transaction, by comparing that version with the committed one. If a change committed in between, the
-    /// first step is taken again on the newer state.
-    ///
-    /// A committed state that does not hold the run's value has not reached the effect yet, or the run would no
-    /// longer be wanted. The write-back waits for it: when the effect hears of the new value, the run ends; if the
-    /// value changes back before then, the effect hears a state with the run's value, and the run writes back.
-    /// Dropping the run there instead would leave the state without an answer for good, since the effect heard
-    /// no change and starts no new run.
-    private func writeBack(
-        _ result: Result<Output, Failure>?,
-        of id: UInt64,
-        for trigger: Trigger,
-        stamp: UInt64
-    ) async {
-        // No result: the run was dropped before its operation began, and is no longer wanted.
-        guard let result, let model else { return }
-        while true {
-            // A run that is no longer wanted never is again: it needs no check, and no transaction.
-            guard isWanted(id) else {
-                forget(id)
-                return
-            }
-            var required: UInt64?
-            if let freshness {
-                let heard = withRuns { $0.heard }
-                switch freshness.verdict(of: model, for: trigger, stamp: stamp) {
-                case .current(let version):
-                    required = version
-                case .waitForNextState:
-                    await waitForNextState(of: id, after: heard)
-                    continue
-                case .never:
-                    forget(id)
-                    return
-                }
-            }
-            do throws(Rollback) {
-                try model.write { state throws(Rollback) in
-                    if let required, model.committedVersion != required {
-                        if freshness?.isRecheckedAfterChanges == true { throw .stateChanged }
-                        forget(id)
-                        throw .dropped
-                    }
-                    guard claim(id) else { throw .dropped }
-                    reduce(&state, result)
-                }
-                withRuns { $0.committing -= 1 }
-                return
-            } catch {
-                if error == .dropped { return }
-            }
-        }
-    }
-
-    /// Why a write-back transaction commits nothing. It rolls back rather than leave the state as it was, which
-    /// commits a change when the state's `==` is not reflexive (a NaN field), and would then reach the effects.
-    private enum Rollback: Error {
-        /// The run's result is not written back.
-        case dropped
-        /// A change committed since the trigger was checked: check it again.
-        case stateChanged
-    }
-
-    /// Returns once the effect has heard a state since it had heard `heard` states, or once the run `id` is no
-    /// longer wanted.
-    private func waitForNextState(of id: UInt64, after heard: UInt64) async {
-        await withCheckedContinuation { (write: Waiting) in
-            let waits = withRuns { runs in
-                guard runs.heard == heard, runs.wanted.contains(id) else { return false }
-                runs.waiting.append(write)
-                return true
-            }
-            if !waits { write.resume() }
-        }
-    }
-
     private func isWanted(_ id: UInt64) -> Bool {
         withRuns { $0.wanted.contains(id) }
-    }
-
-    /// Forgets the run `id`, which is done or out of date.
-    ///
-    /// - Returns: Whether it was still wanted.
-    @discardableResult
-    private func forget(_ id: UInt64) -> Bool {
-        withRuns { runs in
-            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-            return runs.wanted.remove(id)
-        }
-    }
-
-    /// Claims the run `id` for the write-back transaction that calls it: the run is no longer wanted, and ``end()``
-    /// waits for the transaction.
-    ///
-    /// - Returns: Whether the run was still wanted; if not, nothing is claimed.
-    private func claim(_ id: UInt64) -> Bool {
-        withRuns { runs in
-            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-            guard runs.wanted.remove(id) else { return false }
-            runs.committing += 1
-            return true
-        }
     }
 
     /// Stops following the model, cancels the running operations and drops their results.
