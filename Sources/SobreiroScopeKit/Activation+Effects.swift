@@ -53,7 +53,6 @@ extension Activation {
         line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
         let origin = EffectOrigin(form: "effect(when:)", fileID: fileID, line: line)
-        // The model's own states, which it already deduplicates: no projection, no second comparison.
         return startEffect(
             origin: origin,
             strategy: strategy,
@@ -61,15 +60,7 @@ extension Activation {
             operation: operation,
             reduce: reduce
         ) { runner in
-            // With the version of each state, which stamps the run it starts. The runner is the subscription's
-            // target, so the closure holds only the predicate.
-            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
-                notice.willCall(target)
-                let runner = unsafeDowncast(target, to: EffectRunner<State, State, Output, Failure>.self)
-                let isMatch = predicate(state)
-                guard isMatch || runner.hasRunsToCancel else { return }
-                runner.receive(state, version: version, isMatch: isMatch)
-            }
+            self.follow(runner, matching: predicate, admission: ImmediateAdmission())
         }
     }
 
@@ -127,45 +118,7 @@ extension Activation {
             operation: operation,
             reduce: reduce
         ) { runner in
-            // Every state, not only those with a new value: a write-back waiting for its value to hold again
-            // (see `EffectRunner`) checks it at each state the effect hears.
-            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
-                notice.willCall(target)
-                let runner = unsafeDowncast(target, to: EffectRunner<State, Value, Output, Failure>.self)
-                let value = value(state)
-                if runner.lastTrigger != value {
-                    runner.lastTrigger = value
-                    runner.receive(value, version: version, isMatch: true)
-                } else {
-                    runner.hear()
-                }
-            }
+            self.follow(runner, changesOf: value, admission: ImmediateAdmission())
         }
-    }
-
-    /// Starts a runner and lets `follow` subscribe it to its triggers, with the runner as the subscription's
-    /// target: a subscription calls the runner's `receive` with each trigger, the version of the state it comes
-    /// from and whether it matches, and `hear` with each state that gives no trigger, if the runner's freshness
-    /// needs to hear them. `origin` names the effect to a test's tracker.
-    func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
-        origin: EffectOrigin,
-        strategy: EffectStrategy,
-        freshness: EffectFreshness<State, Trigger>,
-        operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
-        follow: (_ runner: EffectRunner<State, Trigger, Output, Failure>) -> StateSubscription
-    ) -> Bool where Model: ViewModel<State> {
-        guard admitsWork(origin) else { return false }
-        let runner = EffectRunner(
-            model: model,
-            origin: origin,
-            strategy: strategy,
-            freshness: freshness,
-            operation: operation,
-            reduce: reduce
-        )
-        store(runner as any ActivationEffect)
-        runner.keep(follow(runner))
-        return true
     }
 }

@@ -44,18 +44,7 @@ extension Activation {
             operation: schedule.timed(operation),
             reduce: EffectSchedule.reducing(reduce)
         ) { runner in
-            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
-                notice.willCall(target)
-                let runner = unsafeDowncast(target, to: EffectRunner<State, TimedTrigger<State>, Output?, Failure>.self)
-                guard predicate(state) else {
-                    // A state that does not match still ends, under `cancelOnNewState`, the run of the one before.
-                    guard runner.hasRunsToCancel else { return }
-                    runner.receive(TimedTrigger(value: state, admission: .dropped), version: version, isMatch: false)
-                    return
-                }
-                let trigger = schedule.admit(state)
-                runner.receive(trigger, version: version, isMatch: trigger.admission != .dropped)
-            }
+            self.follow(runner, matching: predicate, admission: ScheduledAdmission(schedule: schedule))
         }
     }
 
@@ -106,20 +95,7 @@ extension Activation {
             operation: schedule.timed(operation),
             reduce: EffectSchedule.reducing(reduce)
         ) { runner in
-            // As the untimed form: every state, so that a write-back waiting for its value hears each of them.
-            self.model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
-                notice.willCall(target)
-                let runner = unsafeDowncast(target, to: EffectRunner<State, TimedTrigger<Value>, Output?, Failure>.self)
-                let value = value(state)
-                guard runner.lastTrigger?.value != value else {
-                    runner.hear()
-                    return
-                }
-                // A value that starts no run still ends, under `cancelOnNewState`, the run of the value before.
-                let trigger = schedule.admit(value)
-                runner.lastTrigger = trigger
-                runner.receive(trigger, version: version, isMatch: trigger.admission != .dropped)
-            }
+            self.follow(runner, changesOf: value, admission: ScheduledAdmission(schedule: schedule))
         }
     }
 }
