@@ -20,10 +20,15 @@ package struct ChildList {
         return result
     }
 
+    /// How many slots the lists have read, counted in debug builds only. Tests count them to tell an operation
+    /// that costs the same whatever the number of siblings from one that searches them, without timing either.
+    package static var slotReads = 0
+
+    /// Whether this build counts `slotReads`.
     #if DEBUG
-        /// How many slots the lists have read, in debug builds. Tests count them to tell an operation that costs
-        /// the same whatever the number of siblings from one that searches them, without timing either.
-        package static var slotReads = 0
+        nonisolated package static let countsSlotReads = true
+    #else
+        nonisolated package static let countsSlotReads = false
     #endif
 
     /// The child in `slot`, or `nil` for a hole. Every read of a slot goes through here, searches included, so
