@@ -53,6 +53,17 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(
+            name: "TreeBenchmarks",
+            dependencies: [
+                "AdapterScenarios",
+                .product(name: "ScopeKit", package: "Sobreiro"),
+                .product(name: "SobreiroScopeKit", package: "Sobreiro"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/TreeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
             name: "MainActorBenchmarks",
             dependencies: [
                 .product(name: "Sobreiro", package: "Sobreiro"),

@@ -2,6 +2,7 @@
 /// view models bound to a behavior.
 ///
 /// A behavior keeps its observers strongly, for as long as it lives.
+@usableFromInline
 @MainActor
 package protocol ActivationObserver: AnyObject {
     /// Called after the behavior's `willActivate(cancellables:)`, in the same activation.
@@ -20,9 +21,11 @@ package protocol ActivationObserver: AnyObject {
 
 extension ActivationObserver {
     /// Does nothing.
+    @usableFromInline
     package func behaviorDidAttach() {}
 
     /// Does nothing.
+    @usableFromInline
     package func behaviorDidDetach() {}
 }
 
@@ -30,6 +33,7 @@ extension Behavior {
     /// Adds `observer`. If the behavior is active, the observer joins the current activation at once; it may
     /// then be told of that activation again by the change that is activating the behavior, and should ignore
     /// the repeat.
+    @usableFromInline
     package func addActivationObserver(_ observer: any ActivationObserver) {
         activationObservers.append(observer)
         if state == .active { observer.behaviorDidActivate() }

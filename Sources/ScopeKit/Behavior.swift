@@ -74,17 +74,24 @@ open class Behavior {
     ///   attachment would break the tree, in which case nothing changes.
     @discardableResult
     public func attach(to host: Scope) -> AttachmentResult {
+        attach(to: host, before: nil)
+    }
+
+    /// `attach(to:)`, placing this behavior right before `sibling` among the host's children when `sibling` is
+    /// one of them as the change runs, and after every other child otherwise.
+    @discardableResult
+    func attach(to host: Scope, before sibling: Behavior?) -> AttachmentResult {
         guard Lifecycle.isApplying else {
             // Applied at once, so checking now is checking when it runs.
             if let refusal = attachmentError(to: host) {
                 warnOfRefusedAttachment(to: host, refusal)
                 return .refused(refusal)
             }
-            Lifecycle.perform(.attach(self, to: host, nil))
+            Lifecycle.perform(.attach(self, to: host, nil, before: sibling))
             return .accepted
         }
         let pending = PendingAttachment()
-        Lifecycle.perform(.attach(self, to: host, pending))
+        Lifecycle.perform(.attach(self, to: host, pending, before: sibling))
         return .queued(pending)
     }
 

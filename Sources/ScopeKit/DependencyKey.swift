@@ -83,6 +83,11 @@ public struct DependencyValues {
         storage.isEmpty
     }
 
+    /// Whether this set holds a value for the key of this identity, without copying the value out.
+    func holds(_ identity: ObjectIdentifier) -> Bool {
+        !storage.isEmpty && storage.index(forKey: identity) != nil
+    }
+
     /// Adds the values of `other`, replacing those of the same keys.
     mutating func merge(_ other: DependencyValues) {
         storage.merge(other.storage) { _, new in new }

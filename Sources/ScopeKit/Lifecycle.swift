@@ -9,8 +9,8 @@ import SobreiroTrace
 @MainActor
 enum Lifecycle {
     enum Change {
-        /// With the request to report to, when it was queued.
-        case attach(Behavior, to: Scope, PendingAttachment?)
+        /// With the request to report to, when it was queued, and the child to go before, if any.
+        case attach(Behavior, to: Scope, PendingAttachment?, before: Behavior?)
         /// With the request to report to, when it was queued.
         case detach(Behavior, PendingDetachment?)
         case evict(Behavior, from: Scope)
@@ -45,7 +45,7 @@ enum Lifecycle {
 
     private static func apply(_ change: Change) {
         switch change {
-        case .attach(let behavior, let host, let pending):
+        case .attach(let behavior, let host, let pending, let sibling):
             // Checked again: the tree may have changed since the request was queued.
             if let refusal = behavior.attachmentError(to: host) {
                 pending?.outcome = .refused(refusal)
@@ -57,7 +57,7 @@ enum Lifecycle {
             // A behavior whose host is being deallocated must leave it properly before it joins another.
             if behavior.isHosted { detach(behavior) }
             behavior.host = host
-            host.childList.append(behavior)
+            if let sibling { host.childList.insert(behavior, before: sibling) } else { host.childList.append(behavior) }
             behavior.state = .attached
             Trace.record(.transition(from: "detached", to: "attached"), about: behavior)
             Trace.record(.hook("willAttach"), about: behavior)

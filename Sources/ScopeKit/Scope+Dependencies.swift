@@ -96,17 +96,20 @@ extension Behavior {
             )
         }
         let identity = ObjectIdentifier(key)
-        var nearest: Any?
-        var outermostOverride: Any?
+        // The walk remembers where the values are and copies one at the end: most scopes provide nothing, and
+        // copying a value out of its `Any` box at each level cost more than the walk itself.
+        var nearest: Scope?
+        var outermostOverride: Scope?
         var node: Behavior? = self
         while let current = node {
             if let scope = current as? Scope {
-                if nearest == nil { nearest = scope.provided.storage[identity] }
-                if let value = scope.overridden.storage[identity] { outermostOverride = value }
+                if nearest == nil, scope.provided.holds(identity) { nearest = scope }
+                if scope.overridden.holds(identity) { outermostOverride = scope }
             }
             node = current.host
         }
-        if let value = outermostOverride ?? nearest { return value as! Key.Value }
+        if let scope = outermostOverride, let value = scope.overridden.storage[identity] { return value as! Key.Value }
+        if let scope = nearest, let value = scope.provided.storage[identity] { return value as! Key.Value }
         return DependencyResolution.$reader.withValue(self) { Key.defaultValue }
     }
 

@@ -48,6 +48,18 @@ open class Scope: Behavior {
         behavior.attach(to: self)
     }
 
+    /// Attaches `behavior` to this scope right before `sibling` among its children, or after them all when
+    /// `sibling` is not one of them as the change runs. Nothing else differs from ``host(_:)``: the place decides
+    /// only the order of the next activation.
+    ///
+    /// - Parameters:
+    ///   - behavior: The behavior to host.
+    ///   - sibling: The child to place it before.
+    @usableFromInline
+    package func host(_ behavior: Behavior, before sibling: Behavior?) {
+        behavior.attach(to: self, before: sibling)
+    }
+
     /// Attaches each of `behaviors` to this scope, in order.
     ///
     /// - Parameter behaviors: The behaviors to host.
@@ -73,6 +85,7 @@ open class Scope: Behavior {
     /// inside a lifecycle hook, the change runs once the changes queued before it complete.
     ///
     /// - Parameter behaviors: Children of this scope, each once, in their new order.
+    @usableFromInline
     package func arrange(_ behaviors: [Behavior]) {
         Lifecycle.perform(.arrange(behaviors, in: self))
     }

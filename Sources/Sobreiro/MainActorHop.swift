@@ -26,6 +26,8 @@ public import Synchronization
 /// Inlinable, so that the hop is specialized for the value type, as the model's own delivery is.
 @usableFromInline
 package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendable {
+    // The mutable fields skip Swift's dynamic exclusivity checks, ten of which cost a delivery more than its
+    // lock: `lock` guards some, the main actor serialises the others, and no access to them overlaps another.
     /// The object handed to `handler`, held weakly so that waiting values do not keep a view alive. Set before
     /// the hop is shared and never changed after.
     @usableFromInline
@@ -36,28 +38,35 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     let lock = Lock()
     /// Values waiting for the main actor. Guarded by `lock`.
     @usableFromInline
+    @exclusivity(unchecked)
     var waiting = Buffer()
     /// The subscription this hop serves, once it exists. Guarded by `lock`.
     @usableFromInline
+    @exclusivity(unchecked)
     weak var subscription: (any MainActorHopSubscription)?
     /// `subscription`, held strongly while values wait, so that they outlive the model that delivered them.
     /// Guarded by `lock`; `nil` whenever `waiting` is empty.
     @usableFromInline
+    @exclusivity(unchecked)
     var heldSubscription: (any MainActorHopSubscription)?
     /// A thread known to be running on the main actor right now, or 0.
     @usableFromInline
     let mainActorThread = Atomic<UInt>(0)
     /// The value last handed over, if `Buffer` keeps it to skip a repeat. Main actor only.
     @usableFromInline
+    @exclusivity(unchecked)
     var lastHandedOver: Buffer.Value?
     /// Whether `handOver` runs further up the main actor's stack. Main actor only.
     @usableFromInline
+    @exclusivity(unchecked)
     var isHandingOver = false
     /// Whether a value reached the main actor while `handOver` ran. Main actor only.
     @usableFromInline
+    @exclusivity(unchecked)
     var hasArrivedDuringHandOver = false
     /// Whether `connect` is still making the subscription, which therefore cannot have ended. Main actor only.
     @usableFromInline
+    @exclusivity(unchecked)
     var isConnecting = false
 
     /// Creates a hop to `handler`, which receives `target` with each value.
@@ -82,11 +91,14 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     @inlinable
     package func receive(_ value: Buffer.Value) {
         if mainActorThread.load(ordering: .relaxed) == ThreadID.current || MainQueue.isCurrent {
-            let isInOwnCall = MainActor.assumeIsolated { target.map { MainActorCalls.isCalling($0) } == true }
-            if !isInOwnCall {
-                MainActor.assumeIsolated { handOver(arriving: value) }
-                return
+            // One isolated closure, with no closure inside it: each one that is isolated to the main actor checks
+            // the executor as it starts, and that check costs more than the rest of the decision.
+            let isHandedOver = MainActor.assumeIsolated { () -> Bool in
+                if let target, MainActorCalls.isCalling(target) { return false }
+                handOver(arriving: value)
+                return true
             }
+            if isHandedOver { return }
         }
         let (mustSchedule, _) = lock.withLock { () -> (Bool, Buffer.Value?) in
             let wasEmpty = waiting.isEmpty
@@ -184,6 +196,7 @@ extension MainActorHop {
 @MainActor
 enum MainActorCalls {
     @usableFromInline
+    @exclusivity(unchecked)
     static var targets: [ObjectIdentifier] = []
 
     @inlinable

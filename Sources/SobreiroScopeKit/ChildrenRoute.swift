@@ -1,5 +1,5 @@
-import ScopeKit
-import Sobreiro
+public import ScopeKit
+public import Sobreiro
 
 /// Keeps the children of a scope in line with a projected collection while the scope is active, one per
 /// identity.
@@ -9,57 +9,103 @@ import Sobreiro
 /// may deactivate the scope or show another collection, and a show that finds itself overtaken when that code
 /// returns gives up. So that whatever overtook it finds the children as they are, `hosted` and `order` change
 /// before each eviction and right after each hosting, never all at the end.
+///
+/// Inlinable, so that it is specialized for the app's element and identity types: unspecialized, each identity
+/// it reads, hashes or compares is a call through a witness table, and a list of 1 000 rows paid over a thousand
+/// instructions per row for each change.
+@usableFromInline
 @MainActor
 final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: ActivationObserver {
-    private weak var scope: Scope?
-    private let projection: StateProjection<[Element]>
-    private let id: @MainActor (Element) -> ID
-    private let child: @MainActor (Element) -> Behavior
-    /// The children this route hosts, by identity.
-    private var hosted: [ID: Behavior] = [:]
-    /// The identities of `hosted`, in the order of the children; may name some that left during an overtaken show.
-    private var order: [ID] = []
-    /// Whether `order` may name children that left, after a show that was overtaken mid-way.
-    private var orderIsStale = false
-    private var subscription: StateSubscription?
-    private var generation = 0
+    /// A child this route hosts, with the identity of its element.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline
+        let id: ID
+        @usableFromInline
+        let child: Behavior
 
+        @inlinable
+        init(id: ID, child: Behavior) {
+            self.id = id
+            self.child = child
+        }
+    }
+
+    // The route's fields skip Swift's dynamic exclusivity checks, as the tree's do: the main actor serialises
+    // every access, and a show reads them once per element.
+
+    @usableFromInline
+    weak var scope: Scope?
+    @usableFromInline
+    let id: @MainActor (Element) -> ID
+    @usableFromInline
+    let child: @MainActor (Element) -> Behavior
+    /// The children this route hosts, by identity.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var hosted: [ID: Behavior] = [:]
+    /// The children of `hosted` in the order they hold in the scope; may name some that left during an overtaken
+    /// show. Kept with the children, so that putting them in order looks none up.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var order: [Entry] = []
+    /// Whether `order` may name children that left, after a show that was overtaken mid-way.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var orderIsStale = false
+    @usableFromInline
+    @exclusivity(unchecked)
+    var subscription: StateSubscription?
+    @usableFromInline
+    @exclusivity(unchecked)
+    var generation = 0
+    /// Subscribes a route to its projection. Made in `init`, which runs specialized where the app creates the
+    /// route, so that the delivery and `show` run specialized too: the route's own methods, reached through
+    /// `ActivationObserver`, run unspecialized.
+    @usableFromInline
+    let connect: @MainActor (ChildrenRoute) -> StateSubscription
+
+    @inlinable
     init(
         scope: Scope, projection: StateProjection<[Element]>, id: @escaping @MainActor (Element) -> ID,
         child: @escaping @MainActor (Element) -> Behavior
     ) {
         self.scope = scope
-        self.projection = projection
         self.id = id
         self.child = child
+        connect = { route in
+            let show: @MainActor (AnyObject, [Element]) -> Void = { route, elements in
+                unsafeDowncast(route, to: ChildrenRoute.self).show(elements)
+            }
+            return MainActorStateHop.connect(route, render: show) { receive in
+                projection.subscribe(route, distinct: true, receive: receive)
+            }
+        }
     }
 
+    @inlinable
     func behaviorDidActivate() {
         generation &+= 1
         guard subscription == nil else { return }
-        let show: @MainActor (AnyObject, [Element]) -> Void = { route, elements in
-            unsafeDowncast(route, to: ChildrenRoute.self).show(elements)
-        }
-        subscription = MainActorStateHop.connect(self, render: show) { receive in
-            projection.subscribe(self, distinct: true, receive: receive)
-        }
+        subscription = connect(self)
     }
 
+    @inlinable
     func behaviorDidDeactivate() {
         generation &+= 1
         subscription?.cancel()
         subscription = nil
         // Cleared before the evictions, whose hooks may activate the scope again and host children of their own.
-        var leaving: [Behavior] = []
-        leaving.reserveCapacity(order.count)
-        for identity in order { if let behavior = hosted[identity] { leaving.append(behavior) } }
+        let leaving = order
+        let stillHosted = hosted
         hosted = [:]
         order = []
         orderIsStale = false
-        for behavior in leaving.reversed() { scope?.evict(behavior) }
+        for entry in leaving.reversed() where stillHosted[entry.id] === entry.child { scope?.evict(entry.child) }
     }
 
-    private func show(_ elements: [Element]) {
+    @inlinable
+    func show(_ elements: [Element]) {
         guard let scope else {
             // The scope is being deallocated: its children go with it, and no child is built for it any more.
             subscription?.cancel()
@@ -71,70 +117,137 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
         let ids = identities(of: elements)
         if orderIsStale { pruneOrder() }
         // Only the middle between the longest common prefix and suffix can change: a push, a pop or one row
-        // of a long list costs what that middle holds, apart from the comparisons.
+        // of a long list costs what that middle holds, apart from the comparisons and the children that move.
         let shorter = min(order.count, ids.count)
         var prefix = 0
-        while prefix < shorter, order[prefix] == ids[prefix] { prefix += 1 }
+        while prefix < shorter, order[prefix].id == ids[prefix] { prefix += 1 }
         var suffix = 0
-        while suffix < shorter - prefix, order[order.count - 1 - suffix] == ids[ids.count - 1 - suffix] { suffix += 1 }
+        while suffix < shorter - prefix, order[order.count - 1 - suffix].id == ids[ids.count - 1 - suffix] {
+            suffix += 1
+        }
         let leavingRange = prefix..<(order.count - suffix)
         let comingRange = prefix..<(ids.count - suffix)
-        var staying = Set<ID>(minimumCapacity: comingRange.count)
-        for index in comingRange where !staying.insert(ids[index]).inserted { duplicate(ids[index]) }
-        var replaced = Set<ID>(minimumCapacity: leavingRange.count)
-        for index in leavingRange { replaced.insert(order[index]) }
-        for identity in staying where hosted[identity] != nil && !replaced.contains(identity) { duplicate(identity) }
+        // Which identities stay, and whether any is hosted outside the middle, which would make it a duplicate. A
+        // short middle, as a push, a pop or one row replaced has, is searched in place rather than hashed.
+        let staying = Staying(ids: ids[comingRange])
+        var hostedComing = 0
+        var hostedLeaving = 0
+        for index in comingRange where hosted[ids[index]] != nil { hostedComing += 1 }
+        for index in leavingRange where staying.contains(order[index].id) { hostedLeaving += 1 }
+        if hostedComing != hostedLeaving { duplicateOutsideMiddle(ids[comingRange], leaving: leavingRange) }
         // 1. Evict the children whose element left, the last first.
-        for index in leavingRange.reversed() where !staying.contains(order[index]) {
-            guard let leaving = hosted.removeValue(forKey: order[index]) else { continue }
+        for index in leavingRange.reversed() where !staying.contains(order[index].id) {
+            guard let leaving = hosted.removeValue(forKey: order[index].id) else { continue }
             orderIsStale = true
             scope.evict(leaving)
             guard generation == current else { return }
         }
+        var suffixStart = order.count - suffix
         if orderIsStale {
             // Not overtaken: exactly the planned children left, all from the middle.
-            var kept: [ID] = []
-            for index in leavingRange where staying.contains(order[index]) { kept.append(order[index]) }
+            var kept: [Entry] = []
+            for index in leavingRange where staying.contains(order[index].id) { kept.append(order[index]) }
             order.replaceSubrange(leavingRange, with: kept)
             orderIsStale = false
+            suffixStart = prefix + kept.count
         }
-        // 2. Host a child for each new element, the first first.
+        // 2. Host a child for each new element, the first first, before the suffix: a push, a pop or a row
+        //    replaced then needs no reordering.
+        let following = suffix > 0 ? order[suffixStart].child : nil
         for index in comingRange where hosted[ids[index]] == nil {
             let next = child(elements[index])
             guard generation == current else { return }
             hosted[ids[index]] = next
-            order.append(ids[index])
-            scope.host(next)
+            order.insert(Entry(id: ids[index], child: next), at: suffixStart)
+            suffixStart += 1
+            scope.host(next, before: following)
             guard generation == current else { return }
         }
-        // 3. Put them in the order of the elements, unless nothing moved. The prefix holds the lowest places
-        //    already, so only the rest is arranged.
-        guard order != ids else { return }
-        order = ids
+        // 3. Put the middle in the order of the elements, unless it is in order already: the prefix and the
+        //    suffix are, and the children of the middle hold the places between them.
+        if middleIsInOrder(ids[comingRange], from: prefix) { return }
         var moving: [Behavior] = []
-        moving.reserveCapacity(ids.count - prefix)
-        for index in prefix..<ids.count {
-            if let behavior = hosted[ids[index]] { moving.append(behavior) }
+        moving.reserveCapacity(comingRange.count)
+        for index in comingRange {
+            guard let behavior = hosted[ids[index]] else { continue }
+            order[index] = Entry(id: ids[index], child: behavior)
+            moving.append(behavior)
         }
         scope.arrange(moving)
     }
 
-    /// Drops from `order` the identities of children that left. A plain loop: a closure passed to the standard
-    /// library here would be isolated to the main actor and check its executor once per child.
-    private func pruneOrder() {
-        var kept: [ID] = []
+    /// Whether the children of `order` from `start` on already follow `ids`.
+    @inlinable
+    func middleIsInOrder(_ ids: ArraySlice<ID>, from start: Int) -> Bool {
+        var index = start
+        for identity in ids {
+            guard order[index].id == identity else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Drops from `order` the children that left. A plain loop: a closure passed to the standard library here
+    /// would be isolated to the main actor and check its executor once per child.
+    @inlinable
+    func pruneOrder() {
+        var kept: [Entry] = []
         kept.reserveCapacity(order.count)
-        for identity in order where hosted[identity] != nil { kept.append(identity) }
+        for entry in order where hosted[entry.id] === entry.child { kept.append(entry) }
         if kept.count != order.count { order = kept }
         orderIsStale = false
     }
 
-    private func duplicate(_ identity: ID) -> Never {
-        preconditionFailure(
-            "hostChildren(following:): two elements have the id \(identity); give each element a distinct id")
+    /// Finds the element of the middle whose child sits in the prefix or the suffix, and traps naming it.
+    @inlinable
+    func duplicateOutsideMiddle(_ coming: ArraySlice<ID>, leaving: Range<Int>) -> Never {
+        var replaced = Set<ID>()
+        for index in leaving { replaced.insert(order[index].id) }
+        for identity in coming where hosted[identity] != nil && !replaced.contains(identity) {
+            Staying.duplicate(identity)
+        }
+        preconditionFailure("hostChildren(following:): the route lost track of its children")
     }
 
-    private func identities(of elements: [Element]) -> [ID] {
+    /// The identities of the middle of a new collection; traps if one repeats.
+    @usableFromInline
+    struct Staying {
+        @usableFromInline
+        let ids: ArraySlice<ID>
+        /// Built only for a middle longer than a few elements.
+        @usableFromInline
+        let set: Set<ID>?
+
+        @inlinable
+        init(ids: ArraySlice<ID>) {
+            self.ids = ids
+            if ids.count > 8 {
+                var set = Set<ID>(minimumCapacity: ids.count)
+                for identity in ids where !set.insert(identity).inserted { Self.duplicate(identity) }
+                self.set = set
+            } else {
+                set = nil
+                for index in ids.indices where ids[ids.startIndex..<index].contains(ids[index]) {
+                    Self.duplicate(ids[index])
+                }
+            }
+        }
+
+        @inlinable
+        func contains(_ identity: ID) -> Bool {
+            if let set { return set.contains(identity) }
+            return ids.contains(identity)
+        }
+
+        @inlinable
+        static func duplicate(_ identity: ID) -> Never {
+            preconditionFailure(
+                "hostChildren(following:): two elements have the id \(identity); give each element a distinct id")
+        }
+    }
+
+    @inlinable
+    func identities(of elements: [Element]) -> [ID] {
         var result: [ID] = []
         result.reserveCapacity(elements.count)
         for element in elements { result.append(id(element)) }

@@ -41,6 +41,7 @@ extension Scope {
     /// - Parameters:
     ///   - projection: The collection that decides the children, from `ViewModel.map(_:)`.
     ///   - child: Builds the behavior for a new element. Runs on the main actor.
+    @inlinable
     public func hostChildren<Element: Identifiable & Equatable & Sendable>(
         following projection: StateProjection<[Element]>,
         _ child: @escaping @MainActor (Element) -> Behavior
@@ -61,6 +62,7 @@ extension Scope {
     ///   - projection: The collection that decides the children, from `ViewModel.map(_:)`.
     ///   - id: The path to each element's identity, distinct across the collection.
     ///   - child: Builds the behavior for a new element. Runs on the main actor.
+    @inlinable
     public func hostChildren<Element: Equatable & Sendable, ID: Hashable>(
         following projection: StateProjection<[Element]>,
         id: KeyPath<Element, ID>,

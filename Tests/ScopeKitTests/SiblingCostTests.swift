@@ -6,31 +6,76 @@ import Testing
 @Suite("Sibling cost")
 @MainActor
 struct SiblingCostTests {
-    /// The best of five batches of attach + detach of one empty behavior beside `siblings` others, per cycle.
-    private func cycleCost(siblings: Int) -> Duration {
+    /// The slots the child lists read per attach + detach of one empty behavior beside `siblings` others.
+    private func slotReadsPerCycle(siblings: Int) -> Double {
         let root = RootScope()
         for _ in 0..<siblings { root.host(AnonymousBehavior { _ in }) }
         let behavior = AnonymousBehavior { _ in }
-        let clock = ContinuousClock()
-        var best = Duration.seconds(1_000)
-        for _ in 0..<5 {
-            let elapsed = clock.measure {
-                for _ in 0..<200 {
-                    behavior.attach(to: root)
-                    behavior.detach()
-                }
-            }
-            best = min(best, elapsed / 200)
+        let before = ChildList.slotReads
+        for _ in 0..<1_000 {
+            behavior.attach(to: root)
+            behavior.detach()
         }
-        return best
+        return Double(ChildList.slotReads - before) / 1_000
     }
 
-    @Test("attach + detach beside 100 000 siblings costs about what it costs alone")
+    // Counted, not timed, so that a loaded machine cannot fail them: `ChildList.slotReads` counts every slot a
+    // child list reads, searches included, in debug builds; release builds skip these tests.
+
+    @Test(
+        "attach + detach reads as many slots beside 100 000 siblings as beside 10, and a handful at most",
+        .enabled(if: ChildList.countsSlotReads))
     func costIgnoresSiblings() {
-        let alone = cycleCost(siblings: 0)
-        let crowded = cycleCost(siblings: 100_000)
-        // A search among the siblings makes the crowded cycle hundreds of times slower; the margin is for noise.
-        #expect(crowded < alone * 10, "alone \(alone), beside 100 000 siblings \(crowded)")
+        let alone = slotReadsPerCycle(siblings: 0)
+        let few = slotReadsPerCycle(siblings: 10)
+        let crowded = slotReadsPerCycle(siblings: 100_000)
+        #expect(alone > 0, "the child lists counted no reads")
+        #expect(few <= 4, "alone: \(alone) slots per cycle, beside 10 siblings: \(few)")
+        #expect(crowded == few, "beside 10 siblings: \(few) slots per cycle, beside 100 000: \(crowded)")
+    }
+
+    @Test(
+        "children leaving from everywhere among 10 000 read a few slots each, squeezing the holes out included",
+        .enabled(if: ChildList.countsSlotReads))
+    func leavingFromTheMiddleIsAmortisedConstant() {
+        let root = RootScope()
+        let behaviors = (0..<10_000).map { _ in AnonymousBehavior { _ in } }
+        root.host(behaviors)
+        let before = ChildList.slotReads
+        // Every other child first, then the rest from the front: holes pile up and are squeezed out on the way.
+        for index in stride(from: 1, to: behaviors.count, by: 2) { behaviors[index].detach() }
+        for index in stride(from: 0, to: behaviors.count, by: 2) { behaviors[index].detach() }
+        let perChild = Double(ChildList.slotReads - before) / Double(behaviors.count)
+        #expect(root.children.isEmpty)
+        #expect(perChild <= 4, "\(perChild) slots read per child that left")
+    }
+
+    @Test(
+        "a child hosted before a sibling goes right before it, into the hole a child left there if any",
+        .enabled(if: ChildList.countsSlotReads))
+    func hostBeforeSibling() {
+        let root = RootScope()
+        let behaviors = (0..<1_000).map { _ in AnonymousBehavior { _ in } }
+        root.host(behaviors)
+        let replacement = AnonymousBehavior { _ in }
+        behaviors[500].detach()
+        let before = ChildList.slotReads
+        root.host(replacement, before: behaviors[501])
+        #expect(ChildList.slotReads - before <= 4, "a replaced row reads \(ChildList.slotReads - before) slots")
+        var expected = behaviors.map(ObjectIdentifier.init)
+        expected[500] = ObjectIdentifier(replacement)
+        #expect(root.children.map(ObjectIdentifier.init) == expected)
+        // With no hole before it, the children after it move up one place, in order.
+        let inserted = AnonymousBehavior { _ in }
+        root.host(inserted, before: behaviors[10])
+        expected.insert(ObjectIdentifier(inserted), at: 10)
+        #expect(root.children.map(ObjectIdentifier.init) == expected)
+        // A sibling that is not a child: the behavior goes last.
+        let last = AnonymousBehavior { _ in }
+        root.host(last, before: AnonymousBehavior { _ in })
+        #expect(root.children.last === last)
+        for behavior in root.children.reversed() { behavior.detach() }
+        #expect(root.children.isEmpty)
     }
 
     @Test("children that leave from the middle keep the order of the others, through many holes")

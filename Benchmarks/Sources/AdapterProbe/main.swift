@@ -15,6 +15,9 @@ guard arguments.count == 4, let count = Int(arguments[3]) else {
     print("       AdapterProbe write <scenario> <count>       writes to a model with one view")
     print("       scenario: " + WriteScenario.allCases.map(\.rawValue).joined(separator: ", "))
     print("       AdapterProbe ping-pong <StateSequence|AsyncStream> <rounds>")
+    print("       AdapterProbe route <scenario>-<route|floor> <count>   pairs of changes: to a state and back")
+    print("       scenario: " + RouteScenario.allCases.map(\.rawValue).joined(separator: ", "))
+    print("       AdapterProbe dependency <dependency|stored> <count>   reads 3 levels under the provider")
     exit(2)
 }
 
@@ -38,6 +41,33 @@ func write(_ scenario: WriteScenario, count: Int) {
     withExtendedLifetime(keepAlive) {}
 }
 
+@MainActor
+func route(_ scenario: RouteScenario, routed: Bool, count: Int) {
+    var setup = RouteSetup(scenario, routed: routed)
+    let children = setup.childCount
+    for _ in 0..<count {
+        if routed {
+            setup.routedChange(toSecond: true)
+            setup.routedChange(toSecond: false)
+        } else {
+            setup.floorChange(toSecond: true)
+            setup.floorChange(toSecond: false)
+        }
+    }
+    precondition(setup.childCount == children, "the route and the floor disagree")
+}
+
+@MainActor
+func readDependency(stored: Bool, count: Int) {
+    let (reader, holder, root) = makeDependencyReaders(depth: 3)
+    var sum = 0
+    for _ in 0..<count {
+        sum &+= stored ? holder.service.identifier : reader.dependency(ServiceKey.self).identifier
+    }
+    precondition(sum == count)
+    withExtendedLifetime(root) {}
+}
+
 /// Plays on the global executor while the main thread waits: valgrind crashes on a top-level `await`.
 func play<P: PingPong>(_: P.Type, rounds: Int) {
     let done = DispatchSemaphore(value: 0)
@@ -57,6 +87,14 @@ case ("cycle", let name):
 case ("write", let name):
     guard let scenario = WriteScenario(rawValue: name) else { fatalError("unknown scenario \(name)") }
     write(scenario, count: count)
+case ("route", let name):
+    let routed = name.hasSuffix("-route")
+    guard routed || name.hasSuffix("-floor"), let scenario = RouteScenario(rawValue: String(name.dropLast(6))) else {
+        fatalError("unknown scenario \(name)")
+    }
+    route(scenario, routed: routed, count: count)
+case ("dependency", let name):
+    readDependency(stored: name == "stored", count: count)
 case ("ping-pong", StateSequencePingPong.name):
     play(StateSequencePingPong.self, rounds: count)
 case ("ping-pong", AsyncStreamPingPong.name):
