@@ -18,13 +18,16 @@ let package = Package(
     ],
     targets: [
         .target(name: "Combine", dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]),
-        .target(name: "SobreiroTrace"),
-        .target(name: "ScopeKit", dependencies: ["Combine", "SobreiroTrace"]),
-        .target(name: "Sobreiro", dependencies: ["Combine", "SobreiroTrace"]),
+        .target(name: "SobreiroPrimitives"),
+        .target(name: "SobreiroTrace", dependencies: ["SobreiroPrimitives"]),
+        .target(name: "ScopeKit", dependencies: ["Combine", "SobreiroPrimitives", "SobreiroTrace"]),
+        .target(name: "Sobreiro", dependencies: ["Combine", "SobreiroPrimitives", "SobreiroTrace"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit", "TestSupport"]),
         .testTarget(name: "CombineBranchTests", dependencies: ["ScopeKit"]),
-        .testTarget(name: "StatePublisherTests", dependencies: ["Combine", "Sobreiro", "TestSupport"]),
+        .testTarget(
+            name: "StatePublisherTests", dependencies: ["Combine", "SobreiroPrimitives", "Sobreiro", "TestSupport"]
+        ),
     ]
 )
 

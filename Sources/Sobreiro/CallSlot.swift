@@ -1,3 +1,4 @@
+public import SobreiroPrimitives
 public import Synchronization
 
 /// The thread that may call one subscription's code now, so that ending the subscription can wait for a call

@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)

@@ -1,5 +1,6 @@
 import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 
 /// Keeps the children of a scope in line with a projected collection while the scope is active, one per
 /// identity.

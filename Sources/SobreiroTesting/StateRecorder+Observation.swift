@@ -2,6 +2,7 @@ import Dispatch
 import Observation
 import Sobreiro
 public import SobreiroObservation
+import SobreiroPrimitives
 
 extension StateRecorder {
     /// Creates a recorder of the states that an observed object shows, as a SwiftUI view that reads its whole
