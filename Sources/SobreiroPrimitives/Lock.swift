@@ -1,155 +1,92 @@
 public import Synchronization
 
-#if canImport(Darwin)
-    public import Darwin
-
-    /// A non-recursive lock: `os_unfair_lock`, which lends the priority of a waiting thread to the thread
-    /// that holds it, so a main thread waiting for a model's lock never waits behind lower-priority work.
+/// The package's one lock, non-recursive: a `Synchronization.Mutex`.
+///
+/// `Mutex` is `os_unfair_lock` on Apple platforms and a priority-inheriting futex on Linux: either way a thread that
+/// waits lends its priority to the holder, so a main thread waiting for a model's lock never waits behind
+/// lower-priority work, and the uncontended path is one atomic compare-and-exchange to lock and one to unlock,
+/// inlined into the caller.
+///
+/// A contended `Mutex` hands the lock over inside the kernel, where ThreadSanitizer cannot see it, and it then
+/// reports races on everything the lock guards. `handOver` makes the hand-over visible: each holder stores to it
+/// before unlocking and loads from it after locking, a release and an acquire that cost a plain store and a plain
+/// load on x86-64 and ARM64.
+@usableFromInline
+package struct Lock: ~Copyable, Sendable {
     @usableFromInline
-    package struct Lock: ~Copyable, @unchecked Sendable {
+    let mutex = Mutex<Void>(())
+    @usableFromInline
+    let handOver = Atomic<Bool>(false)
+    #if DEBUG
+        /// The thread holding the lock, or 0, for ``assertHeld(_:)``.
         @usableFromInline
-        let primitive: UnsafeMutablePointer<os_unfair_lock>
-
-        /// Creates an unlocked lock.
-        package init() {
-            primitive = .allocate(capacity: 1)
-            primitive.initialize(to: os_unfair_lock())
-        }
-
-        deinit {
-            primitive.deinitialize(count: 1)
-            primitive.deallocate()
-        }
-
-        /// Runs `body` while holding the lock. The lock is not re-entrant: locking it again from `body`
-        /// deadlocks.
-        @inlinable
-        @inline(__always)
-        package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-            try withLock(reportingWait: { wait in wait() }, body)
-        }
-
-        /// Runs `body` while holding the lock; if another thread holds it, the wait for it runs inside `report`,
-        /// which calls the closure it is given exactly once.
-        @inlinable
-        @inline(__always)
-        package borrowing func withLock<R, E: Error>(
-            reportingWait report: (_ wait: () -> Void) -> Void,
-            _ body: () throws(E) -> R
-        ) throws(E) -> R {
-            if !os_unfair_lock_trylock(primitive) { report { os_unfair_lock_lock(primitive) } }
-            defer { os_unfair_lock_unlock(primitive) }
-            return try body()
-        }
-    }
-#else
-    #if canImport(Glibc)
-        import Glibc
-    #elseif canImport(Musl)
-        import Musl
+        let owner = Atomic<UInt>(0)
     #endif
 
-    /// A non-recursive lock whose uncontended path is one atomic compare-and-exchange to lock and one exchange to
-    /// unlock, inlined into the caller.
-    ///
-    /// Contending threads sleep on a pthread condition variable. The design is that of a futex-based mutex, with
-    /// the condition variable standing in for the futex: `state` is 0 when unlocked, 1 when locked, and 2 when
-    /// locked with a thread possibly asleep; a thread that finds the lock taken marks it 2 and sleeps, and an
-    /// unlock that finds 2 wakes one sleeper. Waiting and waking both happen under `parking.mutex`, so a wake-up
-    /// cannot fall between a sleeper's check and its wait.
-    ///
-    /// Unlike `Synchronization.Mutex`, every acquisition happens through atomics compiled into this module, so
-    /// ThreadSanitizer sees it. (`Mutex` takes its contended path inside an uninstrumented library, and
-    /// ThreadSanitizer then reports races on everything it guards.) Linux lends priority only through
-    /// `PTHREAD_PRIO_INHERIT` mutexes, which matter to real-time scheduling policies; a futex-style lock keeps
-    /// the uncontended path inlined and visible to ThreadSanitizer.
-    @usableFromInline
-    package struct Lock: ~Copyable, @unchecked Sendable {
-        @usableFromInline
-        let state = Atomic<UInt32>(0)
+    /// Creates an unlocked lock.
+    @inlinable
+    package init() {}
 
-        @usableFromInline
-        let parking: UnsafeMutablePointer<Parking>
-
-        /// Where contending threads sleep.
-        @usableFromInline
-        struct Parking {
-            var mutex = pthread_mutex_t()
-            var condition = pthread_cond_t()
-        }
-
-        /// Creates an unlocked lock.
-        package init() {
-            parking = .allocate(capacity: 1)
-            parking.initialize(to: Parking())
-            let mutexResult = pthread_mutex_init(mutex, nil)
-            let conditionResult = pthread_cond_init(condition, nil)
-            precondition(mutexResult == 0 && conditionResult == 0, "cannot create a lock: pthread error")
-        }
-
-        deinit {
-            pthread_cond_destroy(condition)
-            pthread_mutex_destroy(mutex)
-            parking.deinitialize(count: 1)
-            parking.deallocate()
-        }
-
-        private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
-            UnsafeMutableRawPointer(parking).advanced(by: MemoryLayout<Parking>.offset(of: \.mutex)!)
-                .assumingMemoryBound(to: pthread_mutex_t.self)
-        }
-
-        private var condition: UnsafeMutablePointer<pthread_cond_t> {
-            UnsafeMutableRawPointer(parking).advanced(by: MemoryLayout<Parking>.offset(of: \.condition)!)
-                .assumingMemoryBound(to: pthread_cond_t.self)
-        }
-
-        /// Runs `body` while holding the lock. The lock is not re-entrant: locking it again from `body` deadlocks.
-        @inlinable
-        @inline(__always)
-        package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-            try withLock(reportingWait: { wait in wait() }, body)
-        }
-
-        /// Runs `body` while holding the lock; if another thread holds it, the wait for it runs inside `report`,
-        /// which calls the closure it is given exactly once.
-        @inlinable
-        @inline(__always)
-        package borrowing func withLock<R, E: Error>(
-            reportingWait report: (_ wait: () -> Void) -> Void,
-            _ body: () throws(E) -> R
-        ) throws(E) -> R {
-            let (acquired, _) = state.compareExchange(
-                expected: 0,
-                desired: 1,
-                successOrdering: .acquiring,
-                failureOrdering: .relaxed
-            )
-            if !acquired { report { waitForLock() } }
-            defer {
-                if state.exchange(0, ordering: .releasing) == 2 { wakeOneWaiter() }
-            }
-            return try body()
-        }
-
-        @usableFromInline
-        borrowing func waitForLock() {
-            pthread_mutex_lock(mutex)
-            // Whoever unlocks next sees 2 and wakes a sleeper; if the lock was free, this thread now holds it.
-            while state.exchange(2, ordering: .acquiring) != 0 {
-                pthread_cond_wait(condition, mutex)
-            }
-            pthread_mutex_unlock(mutex)
-        }
-
-        @usableFromInline
-        borrowing func wakeOneWaiter() {
-            pthread_mutex_lock(mutex)
-            pthread_cond_signal(condition)
-            pthread_mutex_unlock(mutex)
-        }
+    /// Runs `body` while holding the lock. The lock is not re-entrant: locking it again from `body` deadlocks.
+    @inlinable
+    @inline(__always)
+    package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        // `Mutex` wants a result it can send to another isolation domain; the lock's callers stay on this thread,
+        // so the result goes out through a local instead.
+        var result: R?
+        try mutex.withLock { _ throws(E) in result = try holding(body) }
+        return result.unsafelyUnwrapped
     }
-#endif
+
+    /// Runs `body` while holding the lock; if another thread holds it, `willWait` runs before this thread waits for
+    /// it, and `didWait` once this thread holds it, before `body`.
+    @inlinable
+    @inline(__always)
+    package borrowing func withLock<R, E: Error>(
+        willWait: () -> Void,
+        didWait: () -> Void,
+        _ body: () throws(E) -> R
+    ) throws(E) -> R {
+        var result: R?
+        if try mutex.withLockIfAvailable({ _ throws(E) in result = try holding(body) }) == nil {
+            willWait()
+            try mutex.withLock { _ throws(E) in
+                didWait()
+                result = try holding(body)
+            }
+        }
+        return result.unsafelyUnwrapped
+    }
+
+    /// Runs `body` with the mutex held, between the acquire and the release that ThreadSanitizer sees.
+    @inlinable
+    @inline(__always)
+    borrowing func holding<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        _ = handOver.load(ordering: .acquiring)
+        #if DEBUG
+            owner.store(ThreadID.current, ordering: .relaxed)
+        #endif
+        defer {
+            #if DEBUG
+                owner.store(0, ordering: .relaxed)
+            #endif
+            handOver.store(false, ordering: .releasing)
+        }
+        return try body()
+    }
+
+    /// Traps in debug builds unless the calling thread holds the lock: for functions documented as "called under
+    /// the lock". Release builds check nothing.
+    @inlinable
+    package borrowing func assertHeld(_ function: StaticString = #function) {
+        #if DEBUG
+            precondition(
+                owner.load(ordering: .relaxed) == ThreadID.current,
+                "\(function) must be called with the lock held: take the lock first, or call the locking variant"
+            )
+        #endif
+    }
+}
 
 /// A value guarded by a ``Lock``. Inlinable, so that inlinable code using it is specialized for its value.
 @usableFromInline
