@@ -21,6 +21,9 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
     @inlinable
     package init() {}
 
+    // Written out: with the synthesized one, Swift 6.3.1 crashes optimizing `Subscriber`'s deinit across modules.
+    deinit {}
+
     /// Claims the slot for a call on `thread`; fails if another thread holds it.
     @inlinable
     @inline(__always)
