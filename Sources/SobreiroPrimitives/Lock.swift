@@ -1,77 +1,19 @@
-public import Synchronization
+#if DEBUG
+    // Only the holder record, kept in debug builds, calls `Atomic` from inlinable code.
+    public import Synchronization
+#endif
 
-/// The package's one lock, non-recursive: a `Synchronization.Mutex`.
-///
-/// `Mutex` is `os_unfair_lock` on Apple platforms and a priority-inheriting futex on Linux: either way a thread that
-/// waits lends its priority to the holder, so a main thread waiting for a model's lock never waits behind
-/// lower-priority work, and the uncontended path is one atomic compare-and-exchange to lock and one to unlock,
-/// inlined into the caller.
-///
-/// A contended `Mutex` hands the lock over inside the kernel, where ThreadSanitizer cannot see it, and it then
-/// reports races on everything the lock guards. `handOver` makes the hand-over visible: each holder stores to it
-/// before unlocking and loads from it after locking, a release and an acquire that cost a plain store and a plain
-/// load on x86-64 and ARM64.
-@usableFromInline
-package struct Lock: ~Copyable, Sendable {
-    @usableFromInline
-    let mutex = Mutex<Void>(())
-    @usableFromInline
-    let handOver = Atomic<Bool>(false)
-    #if DEBUG
-        /// The thread holding the lock, or 0, for ``assertHeld(_:)``.
-        @usableFromInline
-        let owner = Atomic<UInt>(0)
-    #endif
+// The lock itself is in Lock+Futex.swift (Linux) and Lock+Mutex.swift (Apple platforms); what both share is here.
 
-    /// Creates an unlocked lock.
-    @inlinable
-    package init() {}
-
-    /// Runs `body` while holding the lock. The lock is not re-entrant: locking it again from `body` deadlocks.
+extension Lock {
+    /// Runs `body`, which the calling thread runs with the lock held, recorded as the holder in debug builds.
     @inlinable
     @inline(__always)
-    package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        // `Mutex` wants a result it can send to another isolation domain; the lock's callers stay on this thread,
-        // so the result goes out through a local instead.
-        var result: R?
-        try mutex.withLock { _ throws(E) in result = try holding(body) }
-        return result.unsafelyUnwrapped
-    }
-
-    /// Runs `body` while holding the lock; if another thread holds it, `willWait` runs before this thread waits for
-    /// it, and `didWait` once this thread holds it, before `body`.
-    @inlinable
-    @inline(__always)
-    package borrowing func withLock<R, E: Error>(
-        willWait: () -> Void,
-        didWait: () -> Void,
-        _ body: () throws(E) -> R
-    ) throws(E) -> R {
-        var result: R?
-        if try mutex.withLockIfAvailable({ _ throws(E) in result = try holding(body) }) == nil {
-            willWait()
-            try mutex.withLock { _ throws(E) in
-                didWait()
-                result = try holding(body)
-            }
-        }
-        return result.unsafelyUnwrapped
-    }
-
-    /// Runs `body` with the mutex held, between the acquire and the release that ThreadSanitizer sees.
-    @inlinable
-    @inline(__always)
-    borrowing func holding<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        _ = handOver.load(ordering: .acquiring)
+    borrowing func asOwner<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         #if DEBUG
             owner.store(ThreadID.current, ordering: .relaxed)
+            defer { owner.store(0, ordering: .relaxed) }
         #endif
-        defer {
-            #if DEBUG
-                owner.store(0, ordering: .relaxed)
-            #endif
-            handOver.store(false, ordering: .releasing)
-        }
         return try body()
     }
 
