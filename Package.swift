@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "SobreiroObservation", dependencies: ["SobreiroPrimitives", "Sobreiro"]),
         .executableTarget(
             name: "Playground",
-            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"],
+            dependencies: ["SobreiroPrimitives", "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"],
             path: "Playground"
         ),
         // Helpers that several test targets share; no product, so apps never see it.
