@@ -1,3 +1,4 @@
+import SobreiroPrimitives
 public import Synchronization
 
 // Delivery runs outside the lock, by one thread at a time per model: the deliverer. A thread that commits while

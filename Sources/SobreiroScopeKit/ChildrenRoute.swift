@@ -1,5 +1,6 @@
 public import ScopeKit
 public import Sobreiro
+public import SobreiroPrimitives
 
 /// Keeps the children of a scope in line with a projected collection while the scope is active, one per
 /// identity.

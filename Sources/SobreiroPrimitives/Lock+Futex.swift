@@ -1,56 +1,13 @@
-public import Synchronization
-
-#if canImport(Darwin)
-    public import Darwin
-
-    /// A non-recursive lock: `os_unfair_lock`, which lends the priority of a waiting thread to the thread
-    /// that holds it, so a main thread waiting for a model's lock never waits behind lower-priority work.
-    @usableFromInline
-    package struct Lock: ~Copyable, @unchecked Sendable {
-        @usableFromInline
-        let primitive: UnsafeMutablePointer<os_unfair_lock>
-
-        /// Creates an unlocked lock.
-        package init() {
-            primitive = .allocate(capacity: 1)
-            primitive.initialize(to: os_unfair_lock())
-        }
-
-        deinit {
-            primitive.deinitialize(count: 1)
-            primitive.deallocate()
-        }
-
-        /// Runs `body` while holding the lock. The lock is not re-entrant: locking it again from `body`
-        /// deadlocks.
-        @inlinable
-        @inline(__always)
-        package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-            try withLock(reportingWait: { wait in wait() }, body)
-        }
-
-        /// Runs `body` while holding the lock; if another thread holds it, the wait for it runs inside `report`,
-        /// which calls the closure it is given exactly once.
-        @inlinable
-        @inline(__always)
-        package borrowing func withLock<R, E: Error>(
-            reportingWait report: (_ wait: () -> Void) -> Void,
-            _ body: () throws(E) -> R
-        ) throws(E) -> R {
-            if !os_unfair_lock_trylock(primitive) { report { os_unfair_lock_lock(primitive) } }
-            defer { os_unfair_lock_unlock(primitive) }
-            return try body()
-        }
-    }
-#else
+#if !canImport(Darwin) && !SOBREIRO_APPLE_LOCK
+    public import Synchronization
     #if canImport(Glibc)
         import Glibc
     #elseif canImport(Musl)
         import Musl
     #endif
 
-    /// A non-recursive lock whose uncontended path is one atomic compare-and-exchange to lock and one exchange to
-    /// unlock, inlined into the caller.
+    /// The package's one lock, non-recursive, on Linux: its uncontended path is one atomic compare-and-exchange to
+    /// lock and one exchange to unlock, inlined into the caller.
     ///
     /// Contending threads sleep on a pthread condition variable. The design is that of a futex-based mutex, with
     /// the condition variable standing in for the futex: `state` is 0 when unlocked, 1 when locked, and 2 when
@@ -58,11 +15,12 @@ public import Synchronization
     /// unlock that finds 2 wakes one sleeper. Waiting and waking both happen under `parking.mutex`, so a wake-up
     /// cannot fall between a sleeper's check and its wait.
     ///
-    /// Unlike `Synchronization.Mutex`, every acquisition happens through atomics compiled into this module, so
-    /// ThreadSanitizer sees it. (`Mutex` takes its contended path inside an uninstrumented library, and
-    /// ThreadSanitizer then reports races on everything it guards.) Linux lends priority only through
-    /// `PTHREAD_PRIO_INHERIT` mutexes, which matter to real-time scheduling policies; a futex-style lock keeps
-    /// the uncontended path inlined and visible to ThreadSanitizer.
+    /// Not `Synchronization.Mutex`, as on Apple platforms: here `Mutex` is a priority-inheriting futex whose
+    /// uncontended round trip runs more instructions than this one, on the path of every write; and it takes its
+    /// contended path inside an uninstrumented library, where ThreadSanitizer cannot see the hand-over. Every
+    /// acquisition of this lock happens through atomics compiled into this module, so ThreadSanitizer sees it.
+    /// Linux lends priority only through `PTHREAD_PRIO_INHERIT` mutexes, which matter to real-time scheduling
+    /// policies.
     @usableFromInline
     package struct Lock: ~Copyable, @unchecked Sendable {
         @usableFromInline
@@ -70,6 +28,12 @@ public import Synchronization
 
         @usableFromInline
         let parking: UnsafeMutablePointer<Parking>
+
+        #if DEBUG
+            /// The thread holding the lock, or 0, for ``assertHeld(_:)``.
+            @usableFromInline
+            let owner = Atomic<UInt>(0)
+        #endif
 
         /// Where contending threads sleep.
         @usableFromInline
@@ -108,15 +72,16 @@ public import Synchronization
         @inlinable
         @inline(__always)
         package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-            try withLock(reportingWait: { wait in wait() }, body)
+            try withLock(willWait: {}, didWait: {}, body)
         }
 
-        /// Runs `body` while holding the lock; if another thread holds it, the wait for it runs inside `report`,
-        /// which calls the closure it is given exactly once.
+        /// Runs `body` while holding the lock; if another thread holds it, `willWait` runs before this thread waits
+        /// for it, and `didWait` once this thread holds it, before `body`.
         @inlinable
         @inline(__always)
         package borrowing func withLock<R, E: Error>(
-            reportingWait report: (_ wait: () -> Void) -> Void,
+            willWait: () -> Void,
+            didWait: () -> Void,
             _ body: () throws(E) -> R
         ) throws(E) -> R {
             let (acquired, _) = state.compareExchange(
@@ -125,11 +90,15 @@ public import Synchronization
                 successOrdering: .acquiring,
                 failureOrdering: .relaxed
             )
-            if !acquired { report { waitForLock() } }
+            if !acquired {
+                willWait()
+                waitForLock()
+                didWait()
+            }
             defer {
                 if state.exchange(0, ordering: .releasing) == 2 { wakeOneWaiter() }
             }
-            return try body()
+            return try asOwner(body)
         }
 
         @usableFromInline
@@ -150,24 +119,3 @@ public import Synchronization
         }
     }
 #endif
-
-/// A value guarded by a ``Lock``. Inlinable, so that inlinable code using it is specialized for its value.
-@usableFromInline
-package final class Locked<Value>: @unchecked Sendable {
-    @usableFromInline
-    let lock = Lock()
-    @usableFromInline
-    var value: Value
-
-    /// Creates a guarded `value`.
-    @inlinable
-    package init(_ value: Value) {
-        self.value = value
-    }
-
-    /// Runs `body` with exclusive access to the value.
-    @inlinable
-    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        try lock.withLock { () throws -> R in try body(&value) }
-    }
-}
