@@ -10,6 +10,12 @@ public import Synchronization
         @usableFromInline
         let primitive: UnsafeMutablePointer<os_unfair_lock>
 
+        #if DEBUG
+            /// The thread holding the lock, or 0, for ``assertHeld(_:)``.
+            @usableFromInline
+            let owner = Atomic<UInt>(0)
+        #endif
+
         /// Creates an unlocked lock.
         package init() {
             primitive = .allocate(capacity: 1)
@@ -39,7 +45,7 @@ public import Synchronization
         ) throws(E) -> R {
             if !os_unfair_lock_trylock(primitive) { report { os_unfair_lock_lock(primitive) } }
             defer { os_unfair_lock_unlock(primitive) }
-            return try body()
+            return try asOwner(body)
         }
     }
 #else
@@ -70,6 +76,12 @@ public import Synchronization
 
         @usableFromInline
         let parking: UnsafeMutablePointer<Parking>
+
+        #if DEBUG
+            /// The thread holding the lock, or 0, for ``assertHeld(_:)``.
+            @usableFromInline
+            let owner = Atomic<UInt>(0)
+        #endif
 
         /// Where contending threads sleep.
         @usableFromInline
@@ -129,7 +141,7 @@ public import Synchronization
             defer {
                 if state.exchange(0, ordering: .releasing) == 2 { wakeOneWaiter() }
             }
-            return try body()
+            return try asOwner(body)
         }
 
         @usableFromInline
@@ -150,6 +162,31 @@ public import Synchronization
         }
     }
 #endif
+
+extension Lock {
+    /// Runs `body`, which the calling thread runs with the lock held, recorded as the holder in debug builds.
+    @inlinable
+    @inline(__always)
+    borrowing func asOwner<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        #if DEBUG
+            owner.store(ThreadID.current, ordering: .relaxed)
+            defer { owner.store(0, ordering: .relaxed) }
+        #endif
+        return try body()
+    }
+
+    /// Traps in debug builds unless the calling thread holds the lock: for functions documented as "called under
+    /// the lock". Release builds check nothing.
+    @inlinable
+    package borrowing func assertHeld(_ function: StaticString = #function) {
+        #if DEBUG
+            precondition(
+                owner.load(ordering: .relaxed) == ThreadID.current,
+                "\(function) must be called with the lock held: take the lock first, or call the locking variant"
+            )
+        #endif
+    }
+}
 
 /// A value guarded by a ``Lock``. Inlinable, so that inlinable code using it is specialized for its value.
 @usableFromInline
