@@ -18,7 +18,7 @@ struct TransactionLeftovers<State: ViewState> {
     /// Subscriptions made inside the transaction, each rendered the committed state once it ends, with whether
     /// the transaction claimed its calls under the lock (see `ViewModel.takeLeftovers(on:)`).
     @usableFromInline
-    var firstRenders: ContiguousArray<(subscriber: Subscriber<State>, isClaimed: Bool)> = []
+    var firstRenders: ContiguousArray<(subscriber: SubscriptionRecord<State>, isClaimed: Bool)> = []
 
     @inlinable
     init() {}
@@ -28,14 +28,17 @@ extension ViewModel {
     /// Keeps `subscriber`'s first render for the end of the transaction running on this thread. Called under the
     /// lock, by that transaction.
     @inlinable
-    final func renderWhenTransactionEnds(_ subscriber: Subscriber<State>) {
+    final func renderWhenTransactionEnds(_ subscriber: SubscriptionRecord<State>) {
+        lock.assertHeld()
         leftovers.firstRenders.append((subscriber, false))
         hasLeftovers = true
     }
 
     /// Keeps `state`, which a nested transaction rolled back, until the transaction running on this thread unlocks.
+    /// Called under the lock, by that transaction.
     @inlinable
     final func releaseWhenTransactionEnds(_ state: consuming State) {
+        lock.assertHeld()
         leftovers.droppedStates.append(state)
         hasLeftovers = true
     }
@@ -48,6 +51,7 @@ extension ViewModel {
     /// is calling (a live one that the subscribe kept) is caught up after that call instead.
     @inlinable
     final func takeLeftovers(on thread: UInt) -> TransactionLeftovers<State> {
+        lock.assertHeld()
         hasLeftovers = false
         var taken = TransactionLeftovers<State>()
         swap(&taken, &leftovers)

@@ -68,10 +68,10 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @exclusivity(unchecked)
     final var subscribers: SubscriberList<State> = .empty
 
-    /// Whether a thread delivers, and how many delivery rounds were asked for: see `ViewModel+Delivery.swift`.
-    /// Changed under `lock`, except when the deliverer gives up its role.
+    /// Whether a thread delivers, and how many delivery rounds were asked for: the delivery protocol of
+    /// `ViewModel+Delivery.swift`. Changed under `lock`, except when the deliverer resigns.
     @usableFromInline
-    final let deliveryRequests = Atomic<UInt64>(0)
+    final let delivery = Atomic<DeliveryWord>(.idle)
 
     /// The thread delivering states to subscribers, or 0.
     @usableFromInline
