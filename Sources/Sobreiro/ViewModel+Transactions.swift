@@ -9,6 +9,13 @@ extension ViewModel {
         if transactionOwner.load(ordering: .relaxed) == thread {
             return try performNested(body)
         }
+        return try performOutermost(on: thread, body)
+    }
+
+    /// Runs `body` as a transaction of its own on `thread`, which runs none yet; then delivers what it committed.
+    @inlinable
+    @inline(__always)
+    final func performOutermost<R, E: Error>(on thread: UInt, _ body: () throws(E) -> R) throws(E) -> R {
         var result: R?
         var failure: E?
         var changed = false
