@@ -14,43 +14,52 @@ let package = Package(
         .executable(name: "Playground", targets: ["Playground"]),
     ],
     targets: [
-        .target(name: "SobreiroTrace"),
-        .target(name: "Sobreiro", dependencies: ["SobreiroTrace"]),
-        .target(name: "ScopeKit", dependencies: ["SobreiroTrace"]),
-        .target(name: "SobreiroScopeKit", dependencies: ["Sobreiro", "ScopeKit"]),
+        // The lock, thread IDs, the main-queue check and the hop to the main actor, in one place for every module;
+        // no product, so apps never see it.
+        .target(name: "SobreiroPrimitives"),
+        .target(name: "SobreiroTrace", dependencies: ["SobreiroPrimitives"]),
+        .target(name: "Sobreiro", dependencies: ["SobreiroPrimitives", "SobreiroTrace"]),
+        .target(name: "ScopeKit", dependencies: ["SobreiroPrimitives", "SobreiroTrace"]),
+        .target(name: "SobreiroScopeKit", dependencies: ["SobreiroPrimitives", "Sobreiro", "ScopeKit"]),
         .target(
             name: "SobreiroTesting",
-            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"]
+            dependencies: ["SobreiroPrimitives", "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"]
         ),
         // A product of its own, so that only apps that render through Observation link its module.
-        .target(name: "SobreiroObservation", dependencies: ["Sobreiro"]),
+        .target(name: "SobreiroObservation", dependencies: ["SobreiroPrimitives", "Sobreiro"]),
         .executableTarget(
             name: "Playground",
-            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"],
+            dependencies: ["SobreiroPrimitives", "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"],
             path: "Playground",
             exclude: ["README.md"]
         ),
         // Helpers that several test targets share; no product, so apps never see it.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "SobreiroTests", dependencies: ["Sobreiro", "SobreiroTesting", "TestSupport"]),
+        .testTarget(
+            name: "SobreiroTests", dependencies: ["SobreiroPrimitives", "Sobreiro", "SobreiroTesting", "TestSupport"]),
         .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit", "TestSupport"]),
         .testTarget(
             name: "SobreiroScopeKitTests",
             dependencies: [
-                "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation", "SobreiroTesting", "TestSupport",
+                "SobreiroPrimitives", "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation",
+                "SobreiroTesting", "TestSupport",
             ]
         ),
         .testTarget(
             name: "SobreiroTestingTests",
             dependencies: [
-                "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation", "SobreiroTesting", "TestSupport",
+                "SobreiroPrimitives", "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation",
+                "SobreiroTesting", "TestSupport",
             ]
         ),
         .testTarget(
-            name: "SobreiroObservationTests", dependencies: ["Sobreiro", "SobreiroObservation", "TestSupport"]),
+            name: "SobreiroObservationTests",
+            dependencies: ["SobreiroPrimitives", "Sobreiro", "SobreiroObservation", "TestSupport"]),
         .testTarget(
             name: "RandomizedTests",
-            dependencies: ["Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport"]
+            dependencies: [
+                "SobreiroPrimitives", "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroTesting", "TestSupport",
+            ]
         ),
     ]
 )

@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// What one renderer drew last: the state it was given and the panel it made of it.
 ///
 /// Renderers are called on whichever thread delivers a change, so the frame keeps its contents behind a lock.

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 
 /// Collects the library's trace, to print under each caption or to show under the live frame.
 ///

@@ -64,6 +64,13 @@ package struct ChildList {
         for index in slot..<slots.count { self.child(at: index)?.slot = index }
     }
 
+    /// Whether `child` sits right before `sibling` in this list, with no hole between them.
+    func holds(_ child: Behavior, rightBefore sibling: Behavior) -> Bool {
+        let slot = child.slot
+        guard slot >= 0, sibling.slot == slot + 1, slot + 1 < slots.count else { return false }
+        return self.child(at: slot) === child && self.child(at: slot + 1) === sibling
+    }
+
     /// Removes `child`, which must be in this list.
     mutating func remove(_ child: Behavior) {
         let slot = child.slot

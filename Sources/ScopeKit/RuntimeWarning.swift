@@ -1,10 +1,5 @@
+import SobreiroPrimitives
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// A warning that debug builds print to standard error the first time a refusal happens.
 ///
@@ -26,9 +21,7 @@ package final class RuntimeWarning: Sendable {
     package func emit(_ message: @autoclosure () -> String) {
         #if DEBUG
             guard !hasWarned.exchange(true, ordering: .relaxed) else { return }
-            // write(2) directly: one call per line, unbuffered, so it lands before a crash that may follow.
-            let line = "Sobreiro: \(message())\n"
-            _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            StandardError.writeLine("Sobreiro: \(message())")
         #endif
     }
 }

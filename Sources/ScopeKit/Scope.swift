@@ -60,6 +60,14 @@ open class Scope: Behavior {
         behavior.attach(to: self, before: sibling)
     }
 
+    /// Whether `behavior` is a child of this scope right before `sibling`, as ``host(_:before:)`` places it when
+    /// `sibling` is among the children as the change runs. A caller that relies on the place checks it after
+    /// hosting: `sibling` may have left by hand, and a change requested inside a hook has not run yet.
+    @usableFromInline
+    package func holds(_ behavior: Behavior, rightBefore sibling: Behavior) -> Bool {
+        behavior.host === self && childList.holds(behavior, rightBefore: sibling)
+    }
+
     /// Attaches each of `behaviors` to this scope, in order.
     ///
     /// - Parameter behaviors: The behaviors to host.

@@ -1,3 +1,4 @@
+public import SobreiroPrimitives
 public import Synchronization
 
 /// The thread that may call one subscription's code now, so that ending the subscription can wait for a call
@@ -19,6 +20,9 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
     /// Creates a free slot.
     @inlinable
     package init() {}
+
+    // Written out: with the synthesized one, Swift 6.3.1 crashes optimizing `Subscriber`'s deinit across modules.
+    deinit {}
 
     /// Claims the slot for a call on `thread`; fails if another thread holds it.
     @inlinable

@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -88,10 +90,11 @@ enum CallWaiting {
         pthread_mutex_unlock(&shared.pointee.mutex)
     }
 
-    /// Runs `wait`, which blocks on the lock `lock`, recorded as a wait for the thread in its transaction. If that
-    /// thread waits for this one, the cancels on the way stop waiting, so that the lock is released.
+    /// Records that this thread is about to block on the lock `lock`, as a wait for the thread in its transaction;
+    /// `didWaitForLock` must follow once it holds the lock. If that thread waits for this one, the cancels on the way
+    /// stop waiting, so that the lock is released.
     @usableFromInline
-    static func waitForLock(_ lock: any TransactionLock, _ wait: () -> Void) {
+    static func willWaitForLock(_ lock: any TransactionLock) {
         let me = ThreadID.current
         pthread_mutex_lock(&shared.pointee.mutex)
         shared.pointee.waits[me] = .lock(TransactionLockReference(lock: lock))
@@ -102,7 +105,12 @@ enum CallWaiting {
             pthread_cond_broadcast(&shared.pointee.condition)
         }
         pthread_mutex_unlock(&shared.pointee.mutex)
-        wait()
+    }
+
+    /// Records that this thread, which waited for a lock, now holds it.
+    @usableFromInline
+    static func didWaitForLock() {
+        let me = ThreadID.current
         pthread_mutex_lock(&shared.pointee.mutex)
         shared.pointee.waits[me] = nil
         pthread_mutex_unlock(&shared.pointee.mutex)

@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// The newest undelivered state of one ``StateSequence`` iterator, and the consumers waiting for it.
 ///
 /// Copies of an iterator share its buffer, and may wait on several tasks at once: each waiter is kept, in the

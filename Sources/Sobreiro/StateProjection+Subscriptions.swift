@@ -1,3 +1,5 @@
+public import SobreiroPrimitives
+
 extension StateProjection {
     /// Subscribes `view` to the projected value and renders it at once.
     ///

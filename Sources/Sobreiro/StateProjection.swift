@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// A part of a view model's state, or a value derived from it, that views and models can follow.
 ///
 /// Make one with ``ViewModel/map(_:)`` and narrow it further with ``map(_:)``. A subscriber of a projection

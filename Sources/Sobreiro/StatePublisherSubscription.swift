@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 #if canImport(Combine)
     package import Combine
 

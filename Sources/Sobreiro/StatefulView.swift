@@ -7,13 +7,11 @@
 /// Because `render(state:)` runs on whichever thread writes, a conformance cannot be isolated to an actor:
 /// `StatefulView` refines `SendableMetatype`. A `@MainActor` class that conforms to it is rejected with
 ///
-///     error: conformance of 'Label' to protocol 'StatefulView' crosses into main actor-isolated code and
-///     can cause data races
+///     error: conformance of 'Label' to protocol 'StatefulView' crosses into main actor-isolated code and can cause data races
 ///
 /// and the isolated conformance `@MainActor StatefulView` that the first fix-it proposes is rejected with
 ///
-///     error: cannot form main actor-isolated conformance of 'Label' to SendableMetatype-inheriting
-///     protocol 'StatefulView'
+///     error: cannot form main actor-isolated conformance of 'Label' to SendableMetatype-inheriting protocol 'StatefulView'
 ///
 /// A renderer that must run on the main actor conforms to ``MainActorStatefulView`` instead; the compiler
 /// cannot name it. The other fix-it, `@preconcurrency StatefulView`, compiles but does not remove the

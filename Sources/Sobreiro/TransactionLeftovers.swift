@@ -1,3 +1,5 @@
+public import SobreiroPrimitives
+
 /// What a transaction leaves to do once it unlocks, gathered under the model's lock while it runs.
 ///
 /// Inside a transaction the model's lock is held, so nothing that can run user code may happen there: letting go

@@ -1,3 +1,5 @@
+public import SobreiroPrimitives
+
 extension ViewModel {
     /// Makes this model follow `model`: `onChange` receives its current state before this returns, then
     /// every committed change that differs from the previous state, in commit order.

@@ -1,3 +1,4 @@
+public import SobreiroPrimitives
 public import Synchronization
 
 // The delivery protocol. Delivery runs outside the lock, by one thread at a time per model: the deliverer. Its role

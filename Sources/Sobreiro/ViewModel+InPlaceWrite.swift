@@ -1,3 +1,4 @@
+public import SobreiroPrimitives
 public import Synchronization
 
 extension ViewModel {

@@ -1,3 +1,5 @@
+public import SobreiroPrimitives
+
 extension ViewModel {
     /// Subscribes a renderer isolated to the main actor and renders the current state into it at once.
     ///

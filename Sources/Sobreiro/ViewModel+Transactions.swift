@@ -1,3 +1,4 @@
+public import SobreiroPrimitives
 public import Synchronization
 
 extension ViewModel {
@@ -110,7 +111,7 @@ extension ViewModel {
     @inlinable
     @inline(__always)
     final func withModelLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        try lock.withLock(reportingWait: { wait in CallWaiting.waitForLock(self, wait) }, body)
+        try lock.withLock(willWait: { CallWaiting.willWaitForLock(self) }, didWait: CallWaiting.didWaitForLock, body)
     }
 
     /// Runs `body` with exclusive access to the guarded fields.

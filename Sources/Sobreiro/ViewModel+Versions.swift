@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 extension ViewModel {
     /// The number of committed changes so far, and the state they led to, read together under the model's lock.
     ///

@@ -1,3 +1,4 @@
+public import SobreiroPrimitives
 public import Synchronization
 
 /// Holds the one state of a screen or domain and tells its subscribers about every change.

@@ -1,5 +1,6 @@
 public import Observation
 import Sobreiro
+import SobreiroPrimitives
 
 /// A main-actor object that follows a view model's state, or a projection's value, and that SwiftUI and UIKit
 /// observe through `Observation`, field by field.

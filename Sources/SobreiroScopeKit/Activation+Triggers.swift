@@ -1,5 +1,6 @@
 import ScopeKit
 public import Sobreiro
+import SobreiroPrimitives
 
 extension Activation {
     /// Runs `operation` for each input sent to `trigger` while this activation lasts, and writes its result back

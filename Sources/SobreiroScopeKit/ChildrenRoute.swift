@@ -1,5 +1,6 @@
 public import ScopeKit
 public import Sobreiro
+public import SobreiroPrimitives
 
 /// Keeps the children of a scope in line with a projected collection while the scope is active, one per
 /// identity.
@@ -152,8 +153,11 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
             suffixStart = prefix + kept.count
         }
         // 2. Host a child for each new element, the first first, before the suffix: a push, a pop or a row
-        //    replaced then needs no reordering.
+        //    replaced then needs no reordering. Whether each landed right before the suffix is checked: the
+        //    first child of the suffix may have left by hand, which puts a new child last, and a change asked for
+        //    inside a hook runs only later.
         let following = suffix > 0 ? order[suffixStart].child : nil
+        var isPlaced = true
         for index in comingRange where hosted[ids[index]] == nil {
             let next = child(elements[index])
             guard generation == current else { return }
@@ -162,13 +166,16 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
             suffixStart += 1
             scope.host(next, before: following)
             guard generation == current else { return }
+            if isPlaced, let following { isPlaced = scope.holds(next, rightBefore: following) }
         }
         // 3. Put the middle in the order of the elements, unless it is in order already: the prefix and the
-        //    suffix are, and the children of the middle hold the places between them.
-        if middleIsInOrder(ids[comingRange], from: prefix) { return }
+        //    suffix are, and the children of the middle hold the places between them. A new child not known to
+        //    sit before the suffix is arranged with it, as the change that hosts it may put it after.
+        if isPlaced, middleIsInOrder(ids[comingRange], from: prefix) { return }
+        let arranged = isPlaced ? comingRange : prefix..<ids.count
         var moving: [Behavior] = []
-        moving.reserveCapacity(comingRange.count)
-        for index in comingRange {
+        moving.reserveCapacity(arranged.count)
+        for index in arranged {
             guard let behavior = hosted[ids[index]] else { continue }
             order[index] = Entry(id: ids[index], child: behavior)
             moving.append(behavior)

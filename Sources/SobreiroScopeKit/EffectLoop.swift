@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 
 /// Runs one long-lived effect of one activation, a stream or a poller: a task that writes into the model many
 /// times, until it is stopped or the effect ends.

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 
 /// Runs one effect of one activation: starts an operation for each trigger, cancels the ones the strategy

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 
 /// Decides, for each trigger of a debounced or throttled effect, whether it starts a run and when: the pure state
 /// machine of ``EffectSchedule``. Times are durations since the schedule's clock was captured.

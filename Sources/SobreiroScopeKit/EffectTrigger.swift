@@ -1,5 +1,6 @@
 import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 
 /// A named effect of a view model: started by an intent ("refresh", "upload this file") rather than by a state,
 /// and cancelled by name ("cancel the upload").

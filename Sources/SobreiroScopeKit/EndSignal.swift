@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 
 /// Actions that run once, from any thread, when an activation ends; an action added after that runs at once.
 ///

@@ -1,5 +1,6 @@
 public import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 
 /// A channel of events that several view models and behaviors send to and react to: a mediator between
@@ -90,7 +91,7 @@ public final class EventChannel<Event: Sendable>: Sendable {
     @MainActor
     public func subscribe(onMainActor handler: @escaping @MainActor (Event) -> Void) -> AnyCancellable {
         let hop = MainActorHop<EveryValue<Event>>(target: nil) { _, event in handler(event) }
-        let eventHandler = EventHandler<Event> { hop.receive($0) }
+        let eventHandler = EventHandler<Event> { hop.receiveTraced($0) }
         // Before the handler is shared: the hop hands events to it only while it is subscribed.
         hop.target = eventHandler
         hop.serve(eventHandler)

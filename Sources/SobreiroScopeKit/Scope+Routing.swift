@@ -1,5 +1,6 @@
 public import ScopeKit
 public import Sobreiro
+import SobreiroPrimitives
 
 extension Scope {
     /// Hosts, while this scope is active, the child that `child` builds from a part of a model's state, and

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 
 /// What a recorder has recorded, and how much of it a test has looked at: the exhaustive bookkeeping that
 /// ``StateRecorder`` and ``LifecycleRecorder`` share.

@@ -1,5 +1,6 @@
 public import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 
 /// Records the lifecycle of one behavior, so that a test can assert the transitions a change of the tree caused.
 ///

@@ -2,6 +2,7 @@ import Dispatch
 import Observation
 public import Sobreiro
 public import SobreiroObservation
+import SobreiroPrimitives
 
 extension StateRecorder {
     /// Creates a recorder that sees what a main-actor view of `model` sees, and subscribes it.

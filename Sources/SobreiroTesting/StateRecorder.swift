@@ -1,4 +1,5 @@
 public import Sobreiro
+import SobreiroPrimitives
 
 /// A view that records every state a view model delivers, so that a test can assert each one.
 ///

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 import SobreiroScopeKit
 
 /// A clock whose time moves only when a test advances it, so that code that waits runs deterministically.

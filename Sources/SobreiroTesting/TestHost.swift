@@ -1,6 +1,7 @@
 import Dispatch
 public import ScopeKit
 public import Sobreiro
+import SobreiroPrimitives
 public import SobreiroScopeKit
 
 /// A scoped view model under test: hosted, active and recorded in one line, and torn down when the test ends.

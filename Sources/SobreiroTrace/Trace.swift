@@ -1,13 +1,5 @@
-import Dispatch
+import SobreiroPrimitives
 public import Synchronization
-
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// An opt-in stream of what happens inside Sobreiro and ScopeKit: transactions, deliveries, hops to the main
 /// actor, and the lifecycle of behaviors and bound models.
@@ -28,13 +20,8 @@ public enum Trace {
 
     /// Boxed: a closure read back through the lock's generic `inout` access gets a reabstraction thunk each
     /// time, and writing it back would nest one more thunk per event.
-    private static let handler = TraceLocked<Handler?>(nil)
-    private static let threadNumbers = TraceLocked<[UInt: Int]>([:])
-    private static let mainQueueKey: DispatchSpecificKey<Void> = {
-        let key = DispatchSpecificKey<Void>()
-        DispatchQueue.main.setSpecific(key: key, value: ())
-        return key
-    }()
+    private static let handler = Locked<Handler?>(nil)
+    private static let threadNumbers = Locked<[UInt: Int]>([:])
 
     /// Sends every event to `handler` from now on, replacing the handler installed before.
     ///
@@ -72,12 +59,8 @@ public enum Trace {
 
     /// "main" on the main queue; otherwise "thread N", numbered in the order threads first report.
     private static func currentThreadName() -> String {
-        if DispatchQueue.getSpecific(key: mainQueueKey) != nil { return "main" }
-        #if canImport(Darwin)
-            let id = UInt(bitPattern: pthread_self())
-        #else
-            let id = UInt(pthread_self())
-        #endif
+        if MainQueue.isCurrent { return "main" }
+        let id = ThreadID.current
         let number = threadNumbers.withLock { numbers in
             if let number = numbers[id] { return number }
             let number = numbers.count + 1
@@ -112,27 +95,5 @@ private final class Handler: Sendable {
 
     init(_ receive: @escaping @Sendable (TraceEvent) -> Void) {
         self.receive = receive
-    }
-}
-
-/// A value guarded by a pthread mutex, which ThreadSanitizer understands.
-private final class TraceLocked<Value>: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&value)
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 
 /// A randomized run on several threads at once: each thread writes to shared models, subscribes and drops its

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 
 /// A view that renders slowly when a step asks it to: its render stops at `gate` until another step opens it,

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 
 /// The objects of one family's hazard run, which apply its steps on the driver thread and check their oracles.

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 
 /// A view that checks every render as it arrives: never two at once, never while it is not subscribed, never a
 /// state that was not committed, never an older state after a newer one. It runs `reaction` inside each

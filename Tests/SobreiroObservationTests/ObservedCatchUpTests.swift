@@ -1,6 +1,7 @@
 import Dispatch
 import Sobreiro
 import SobreiroObservation
+import SobreiroPrimitives
 import TestSupport
 import Testing
 

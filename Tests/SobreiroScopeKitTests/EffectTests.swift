@@ -1,5 +1,6 @@
 import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 import SobreiroScopeKit
 import Testing
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 import SobreiroScopeKit
 import Testing
 

@@ -1,6 +1,7 @@
 import ScopeKit
 import Sobreiro
 import SobreiroObservation
+import SobreiroPrimitives
 import SobreiroScopeKit
 import Testing
 

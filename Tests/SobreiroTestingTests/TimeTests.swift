@@ -1,6 +1,7 @@
 import Dispatch
 import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 import SobreiroScopeKit
 import SobreiroTesting
 import TestSupport

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 import Testing
 
 final class CartModel: ViewModel<Counter>, @unchecked Sendable {

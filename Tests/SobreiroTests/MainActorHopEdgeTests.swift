@@ -1,5 +1,6 @@
 import Dispatch
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 import TestSupport
 import Testing

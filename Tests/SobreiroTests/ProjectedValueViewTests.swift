@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 import Testing
 
 /// A view that draws a bare `String`, as a search field does.

@@ -1,4 +1,5 @@
 import Sobreiro
+import SobreiroPrimitives
 import SobreiroTesting
 import Testing
 

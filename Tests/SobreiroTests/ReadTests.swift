@@ -1,5 +1,6 @@
 import Dispatch
 import Sobreiro
+import SobreiroPrimitives
 import Testing
 
 struct Pair: ViewState {

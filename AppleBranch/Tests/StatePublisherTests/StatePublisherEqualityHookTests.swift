@@ -2,6 +2,7 @@ import Combine
 import Dispatch
 import Foundation
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 import TestSupport
 import Testing

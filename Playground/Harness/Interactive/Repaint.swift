@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// Coalesces requests to redraw the terminal into one redraw on the main actor.
 ///
 /// Renderers ask from whichever thread renders, and the trace asks at every event; however many requests land

@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// A clock whose time moves only when the script advances it, for the scripted session's polls.
 ///
 /// A task that sleeps on it stays asleep until ``advance(by:)`` moves the time to its deadline, or until the task

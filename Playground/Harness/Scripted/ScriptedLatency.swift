@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// A network whose requests complete exactly when the script says so, never on a timer.
 ///
 /// A request waits in ``wait()`` until the script calls ``completeRequest()``. The script first awaits

@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// The league's server, faked in memory: every player's points, the live feed of scores, and a switch that
 /// makes the next request fail as if the network had dropped.
 ///

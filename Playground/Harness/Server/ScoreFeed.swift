@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// The server's live feed of scores, broadcast: every listener receives every score, in the order they were
 /// recorded.
 ///

@@ -18,10 +18,10 @@
     /// model's lock (the common case) never touches the shared graph, and the graph's lock adds no ordering
     /// between threads that ThreadSanitizer would otherwise check.
     @usableFromInline
-    enum LockOrder {
+    package enum LockOrder {
         /// Called before a thread takes `model`'s lock for a transaction; `didUnlock` must follow.
         @usableFromInline
-        static func willLockForTransaction(_ model: AnyObject) {
+        package static func willLockForTransaction(_ model: AnyObject) {
             let held = HeldLocks.ofCurrentThread
             if !held.models.isEmpty { check(taking: model, holding: held.models) }
             held.models.append(HeldLocks.Model(identity: ObjectIdentifier(model), type: type(of: model)))
@@ -29,7 +29,7 @@
 
         /// Called after a thread released the lock it took for a transaction.
         @usableFromInline
-        static func didUnlockAfterTransaction(_ model: AnyObject) {
+        package static func didUnlockAfterTransaction(_ model: AnyObject) {
             let held = HeldLocks.ofCurrentThread
             let identity = ObjectIdentifier(model)
             if let index = held.models.lastIndex(where: { $0.identity == identity }) { held.models.remove(at: index) }
@@ -37,14 +37,14 @@
 
         /// Called before a thread takes `model`'s lock briefly, to change or count its subscribers.
         @usableFromInline
-        static func willLockBriefly(_ model: AnyObject) {
+        package static func willLockBriefly(_ model: AnyObject) {
             let held = HeldLocks.ofCurrentThread
             if !held.models.isEmpty { check(taking: model, holding: held.models) }
         }
 
         /// Forgets a deallocated model, whose identity a new model may reuse.
         @usableFromInline
-        static func forget(_ model: ObjectIdentifier) {
+        package static func forget(_ model: ObjectIdentifier) {
             graph.withLock { $0.remove(model) }
         }
 
@@ -55,10 +55,7 @@
             let reports = graph.withLock { graph in
                 held.filter { $0.identity != taken.identity }.compactMap { graph.addEdge(from: $0, to: taken) }
             }
-            for report in reports {
-                let line = report + "\n"
-                _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
-            }
+            for report in reports { StandardError.writeLine(report) }
         }
 
         /// Which model's lock was taken while which other one's was held.
@@ -121,16 +118,15 @@
 
         private static let key: pthread_key_t = {
             var key = pthread_key_t()
-            let result = pthread_key_create(&key) { pointer in
-                #if canImport(Darwin)
-                    Unmanaged<HeldLocks>.fromOpaque(pointer).release()
-                #else
-                    if let pointer { Unmanaged<HeldLocks>.fromOpaque(pointer).release() }
-                #endif
-            }
+            // The destructor's argument is optional on some C libraries and not on others; `release` takes either.
+            let result = pthread_key_create(&key) { pointer in release(pointer) }
             precondition(result == 0, "cannot create thread-local storage for the lock-order check")
             return key
         }()
+
+        private static func release(_ pointer: UnsafeMutableRawPointer?) {
+            if let pointer { Unmanaged<HeldLocks>.fromOpaque(pointer).release() }
+        }
 
         static var ofCurrentThread: HeldLocks {
             if let pointer = pthread_getspecific(key) {

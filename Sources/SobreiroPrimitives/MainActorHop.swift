@@ -51,7 +51,7 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     var heldSubscription: (any MainActorHopSubscription)?
     /// A thread known to be running on the main actor right now, or 0.
     @usableFromInline
-    let mainActorThread = Atomic<UInt>(0)
+    package let mainActorThread = Atomic<UInt>(0)
     /// The value last handed over, if `Buffer` keeps it to skip a repeat. Main actor only.
     @usableFromInline
     @exclusivity(unchecked)
@@ -67,7 +67,7 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     /// Whether `connect` is still making the subscription, which therefore cannot have ended. Main actor only.
     @usableFromInline
     @exclusivity(unchecked)
-    var isConnecting = false
+    package var isConnecting = false
 
     /// Creates a hop to `handler`, which receives `target` with each value.
     @inlinable
@@ -88,8 +88,11 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     }
 
     /// Takes a value from the deliverer, which calls it one value at a time, in order, from any thread.
+    ///
+    /// - Returns: Whether the value made the hop queue a block on the main queue, for the caller to trace.
     @inlinable
-    package func receive(_ value: Buffer.Value) {
+    @discardableResult
+    package func receive(_ value: Buffer.Value) -> Bool {
         if mainActorThread.load(ordering: .relaxed) == ThreadID.current || MainQueue.isCurrent {
             // One isolated closure, with no closure inside it: each one that is isolated to the main actor checks
             // the executor as it starts, and that check costs more than the rest of the decision.
@@ -98,7 +101,7 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
                 handOver(arriving: value)
                 return true
             }
-            if isHandedOver { return }
+            if isHandedOver { return false }
         }
         let (mustSchedule, _) = lock.withLock { () -> (Bool, Buffer.Value?) in
             let wasEmpty = waiting.isEmpty
@@ -106,9 +109,9 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
             return (wasEmpty, waiting.append(value))
         }
         // Otherwise a block is queued already, or `handOver` is running and takes the value before it returns.
-        guard mustSchedule else { return }
-        if let target { Trace.record(.hopped(to: String(describing: type(of: target))), about: target) }
+        guard mustSchedule else { return false }
         DispatchQueue.main.async { MainActor.assumeIsolated { self.handOver(arriving: nil) } }
+        return true
     }
 
     /// Hands `arriving`, after every value that waits, to the handler, one call at a time.
@@ -163,31 +166,6 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     typealias Taken = (
         Buffer.Value?, (any MainActorHopSubscription)?, Buffer.Value?, (any MainActorHopSubscription)?, Bool
     )
-}
-
-/// The hop of a subscription to states, which keeps only the latest one.
-@usableFromInline
-package typealias MainActorStateHop<Value: Equatable & Sendable> = MainActorHop<LatestValue<Value>>
-
-extension MainActorHop {
-    /// Subscribes `target` through a new hop: `subscribe` makes the subscription with the hop's `receive`, and a
-    /// first value it delivers on this thread reaches `handler` before this returns.
-    @inlinable
-    @MainActor
-    package static func connect<Value>(
-        _ target: AnyObject,
-        render handler: @escaping @MainActor (AnyObject, Value) -> Void,
-        subscribe: (_ receive: @escaping @Sendable (AnyObject, Value) -> Void) -> StateSubscription
-    ) -> StateSubscription where Buffer == LatestValue<Value> {
-        let hop = MainActorHop(target: target, handler: handler)
-        hop.isConnecting = true
-        hop.mainActorThread.store(ThreadID.current, ordering: .relaxed)
-        let subscription = subscribe { _, value in hop.receive(value) }
-        hop.mainActorThread.store(0, ordering: .relaxed)
-        hop.isConnecting = false
-        hop.serve(subscription)
-        return subscription
-    }
 }
 
 /// The targets whose handlers run on the main actor right now, innermost last, so that a hop can tell a target

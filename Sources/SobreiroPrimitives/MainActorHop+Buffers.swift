@@ -1,5 +1,3 @@
-public import Synchronization
-
 /// What a ``MainActorHop`` keeps between a delivery on any thread and its hand-over on the main actor.
 ///
 /// The hop mutates it under its lock, so nothing here may run user code: a value the buffer lets go of is
@@ -109,12 +107,4 @@ package struct EveryValue<Value: Sendable>: MainActorHopBuffer {
 package protocol MainActorHopSubscription: AnyObject, Sendable {
     /// Whether the subscription was cancelled or ended otherwise; once `true`, it stays `true`.
     var hasEnded: Bool { get }
-}
-
-extension StateSubscription: MainActorHopSubscription {
-    /// Whether the subscription was cancelled, unsubscribed or replaced.
-    @inlinable
-    package var hasEnded: Bool {
-        isCancelled.load(ordering: .acquiring)
-    }
 }
