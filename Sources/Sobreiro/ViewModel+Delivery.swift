@@ -138,20 +138,14 @@ extension ViewModel {
         var round = first
         while true {
             let word = round.word
-            if offer(consume round, on: thread, isTracing: isTracing) { removeDeadSubscribers() }
+            let sawDead = round.subscribers.deliver(
+                round.state, version: round.version, on: thread, isTracing: isTracing)
+            // The snapshot of the list goes before pruning, so that pruning does not copy the list.
+            _ = consume round
+            if sawDead { removeDeadSubscribers() }
             guard let next = resignOrTakeRound(after: word, on: thread) else { return }
             round = next
         }
-    }
-
-    /// Offers one round to its subscribers, letting go of its snapshot of the list before returning, so that pruning
-    /// does not copy the list.
-    ///
-    /// - Returns: Whether a deallocated subscriber was met.
-    @inlinable
-    @inline(__always)
-    final func offer(_ round: consuming Round, on thread: UInt, isTracing: Bool) -> Bool {
-        round.subscribers.deliver(round.state, version: round.version, on: thread, isTracing: isTracing)
     }
 
     /// Resigns the deliverer role, unless a round was asked for since the one taken at `word`: then takes it.
