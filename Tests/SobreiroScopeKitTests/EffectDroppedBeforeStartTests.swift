@@ -50,5 +50,7 @@ struct EffectDroppedBeforeStartTests {
         await expectEffectsStopped(of: model, timeout: .seconds(20))
         #expect(calls.withLock { $0 } == ["first"], "an operation started after its effect ended")
         #expect(model.state.results == [])
+        // The model's closure holds the holder, which holds the behavior that holds the model.
+        holder.behavior = nil
     }
 }

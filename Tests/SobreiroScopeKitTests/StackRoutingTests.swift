@@ -118,7 +118,9 @@ struct StackRoutingTests {
     func sameIdentity() {
         var built = 0
         let list = Scope()
-        list.hostChildren(following: navigation.map(\.path)) { screen in
+        // The closure names `journal` in its capture list: reading it through `self` would capture this suite,
+        // whose root hosts the list, and keep the tree alive for good.
+        list.hostChildren(following: navigation.map(\.path)) { [journal] screen in
             built += 1
             return ScreenScope(screen: screen.id, journal: journal)
         }
