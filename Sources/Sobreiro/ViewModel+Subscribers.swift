@@ -1,5 +1,4 @@
 public import SobreiroPrimitives
-public import Synchronization
 
 extension ViewModel {
     /// Subscribes `target` with `receive`, which gets the current state and then every new one.
