@@ -7,8 +7,8 @@
 @usableFromInline
 enum ReleasedSubscribers<State: ViewState> {
     case none
-    case one(Subscriber<State>)
-    case many(ContiguousArray<Subscriber<State>>)
+    case one(SubscriptionRecord<State>)
+    case many(ContiguousArray<SubscriptionRecord<State>>)
 
     @inlinable
     var isEmpty: Bool {
@@ -18,7 +18,7 @@ enum ReleasedSubscribers<State: ViewState> {
 
     /// Keeps `subscriber` until these entries are settled.
     @inlinable
-    mutating func append(_ subscriber: Subscriber<State>) {
+    mutating func append(_ subscriber: SubscriptionRecord<State>) {
         switch consume self {
         case .none:
             self = .one(subscriber)
@@ -45,7 +45,7 @@ enum ReleasedSubscribers<State: ViewState> {
     }
 
     /// Waits for the calls of these subscriptions that other threads are running (when this thread may wait;
-    /// see `Subscriber.waitForCallToEnd`), then releases the entries. Call it with no lock held.
+    /// see `SubscriptionRecord.waitForCallToEnd`), then releases the entries. Call it with no lock held.
     @inlinable
     consuming func settle() {
         switch consume self {

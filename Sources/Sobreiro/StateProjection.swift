@@ -16,7 +16,7 @@ import SobreiroPrimitives
 /// kept and reused.
 public final class StateProjection<Value: Equatable & Sendable>: Sendable {
     /// Receives every projected value, equal ones included, and calls its last argument right before it calls
-    /// the subscriber's code, which it may skip (see `Subscriber.Receive`).
+    /// the subscriber's code, which it may skip (see `SubscriptionRecord.Receive`).
     @usableFromInline
     typealias Receive = @Sendable (_ target: AnyObject, _ value: Value, _ notice: CallNotice) -> Void
 

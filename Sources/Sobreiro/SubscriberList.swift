@@ -1,4 +1,4 @@
-/// The subscribers of one view model, keyed by the identity of their targets (see `Subscriber.key`).
+/// The subscribers of one view model, keyed by the identity of their targets (see `SubscriptionRecord.key`).
 ///
 /// Zero or one subscriber needs no collection. Many keep an array to deliver from and a dictionary from
 /// identity to position, so subscribing and unsubscribing stay O(1) at any size (an unsubscribe moves the last
@@ -11,8 +11,8 @@
 @usableFromInline
 enum SubscriberList<State: ViewState>: Sendable {
     case empty
-    case single(Subscriber<State>)
-    case many(entries: ContiguousArray<Subscriber<State>>, positions: [ObjectIdentifier: Int], sweepAt: Int)
+    case single(SubscriptionRecord<State>)
+    case many(entries: ContiguousArray<SubscriptionRecord<State>>, positions: [ObjectIdentifier: Int], sweepAt: Int)
 
     @inlinable
     var isEmpty: Bool {
@@ -37,10 +37,10 @@ enum SubscriberList<State: ViewState>: Sendable {
     ///   added.
     @inlinable
     mutating func insert(
-        _ subscriber: Subscriber<State>,
+        _ subscriber: SubscriptionRecord<State>,
         replacingLive: Bool,
         released: inout ReleasedSubscribers<State>
-    ) -> Subscriber<State>? {
+    ) -> SubscriptionRecord<State>? {
         switch self {
         case .empty:
             self = .single(subscriber)
@@ -98,7 +98,7 @@ enum SubscriberList<State: ViewState>: Sendable {
 
     /// Removes `subscriber` itself, and not a later subscription of the same target.
     @inlinable
-    mutating func remove(_ subscriber: Subscriber<State>, released: inout ReleasedSubscribers<State>) {
+    mutating func remove(_ subscriber: SubscriptionRecord<State>, released: inout ReleasedSubscribers<State>) {
         remove(key: subscriber.key, released: &released) { $0 === subscriber }
     }
 
@@ -133,7 +133,7 @@ enum SubscriberList<State: ViewState>: Sendable {
     mutating func remove(
         key: ObjectIdentifier,
         released: inout ReleasedSubscribers<State>,
-        where matches: (Subscriber<State>) -> Bool
+        where matches: (SubscriptionRecord<State>) -> Bool
     ) {
         switch self {
         case .empty:
@@ -185,7 +185,7 @@ enum SubscriberList<State: ViewState>: Sendable {
 
     @inlinable
     static func removeDead(
-        from entries: inout ContiguousArray<Subscriber<State>>,
+        from entries: inout ContiguousArray<SubscriptionRecord<State>>,
         positions: inout [ObjectIdentifier: Int],
         released: inout ReleasedSubscribers<State>
     ) {
@@ -198,7 +198,9 @@ enum SubscriberList<State: ViewState>: Sendable {
     }
 
     @inlinable
-    static func reindex(_ entries: ContiguousArray<Subscriber<State>>, into positions: inout [ObjectIdentifier: Int]) {
+    static func reindex(
+        _ entries: ContiguousArray<SubscriptionRecord<State>>, into positions: inout [ObjectIdentifier: Int]
+    ) {
         positions.removeAll(keepingCapacity: true)
         for (index, subscriber) in entries.enumerated() {
             positions[subscriber.key] = index

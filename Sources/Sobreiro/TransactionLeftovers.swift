@@ -1,3 +1,5 @@
+public import SobreiroPrimitives
+
 /// What a transaction leaves to do once it unlocks, gathered under the model's lock while it runs.
 ///
 /// Inside a transaction the model's lock is held, so nothing that can run user code may happen there: letting go
@@ -18,7 +20,7 @@ struct TransactionLeftovers<State: ViewState> {
     /// Subscriptions made inside the transaction, each rendered the committed state once it ends, with whether
     /// the transaction claimed its calls under the lock (see `ViewModel.takeLeftovers(on:)`).
     @usableFromInline
-    var firstRenders: ContiguousArray<(subscriber: Subscriber<State>, isClaimed: Bool)> = []
+    var firstRenders: ContiguousArray<(subscriber: SubscriptionRecord<State>, isClaimed: Bool)> = []
 
     @inlinable
     init() {}
@@ -28,14 +30,17 @@ extension ViewModel {
     /// Keeps `subscriber`'s first render for the end of the transaction running on this thread. Called under the
     /// lock, by that transaction.
     @inlinable
-    final func renderWhenTransactionEnds(_ subscriber: Subscriber<State>) {
+    final func renderWhenTransactionEnds(_ subscriber: SubscriptionRecord<State>) {
+        lock.assertHeld()
         leftovers.firstRenders.append((subscriber, false))
         hasLeftovers = true
     }
 
     /// Keeps `state`, which a nested transaction rolled back, until the transaction running on this thread unlocks.
+    /// Called under the lock, by that transaction.
     @inlinable
     final func releaseWhenTransactionEnds(_ state: consuming State) {
+        lock.assertHeld()
         leftovers.droppedStates.append(state)
         hasLeftovers = true
     }
@@ -48,6 +53,7 @@ extension ViewModel {
     /// is calling (a live one that the subscribe kept) is caught up after that call instead.
     @inlinable
     final func takeLeftovers(on thread: UInt) -> TransactionLeftovers<State> {
+        lock.assertHeld()
         hasLeftovers = false
         var taken = TransactionLeftovers<State>()
         swap(&taken, &leftovers)

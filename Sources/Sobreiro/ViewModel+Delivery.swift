@@ -1,12 +1,65 @@
-import SobreiroPrimitives
+public import SobreiroPrimitives
 public import Synchronization
 
-// Delivery runs outside the lock, by one thread at a time per model: the deliverer. A thread that commits while
-// nobody delivers becomes the deliverer; a thread that commits while somebody does only asks for another round.
-// `deliveryRequests` holds both facts in one word, so the deliverer can give up its role without the lock:
-// bit 0 is set while a deliverer is active, and the bits above count the rounds asked for. The deliverer
-// remembers the word of the round it took; clearing bit 0 with a compare-and-exchange against that word
-// succeeds only if nobody asked for a round since, and otherwise it takes the next round.
+// The delivery protocol. Delivery runs outside the lock, by one thread at a time per model: the deliverer. Its role
+// is one `DeliveryWord`, and every transition of the role is below:
+// - claim (under the lock): a thread that commits a change, or that subscribes from inside a delivery, asks for a
+//   round. If nobody delivers, it becomes the deliverer and takes the round itself; otherwise the active deliverer
+//   will take it.
+// - take a round (under the lock): the deliverer copies the state, its version and the subscribers, and remembers
+//   the word it saw.
+// - resign (without the lock): the deliverer gives up its role if the word is still the one of its round, that is
+//   if nobody asked for a round since; otherwise it takes the next round.
+
+/// Whether a thread holds the deliverer role of a model, and how many rounds were asked for: one word, so that the
+/// deliverer can resign without the lock, by a compare-and-exchange that fails if a round was asked for meanwhile.
+@frozen
+@usableFromInline
+struct DeliveryWord: RawRepresentable, AtomicRepresentable, Equatable, Sendable {
+    /// Bit 0: `isActive`; the bits above: `rounds`.
+    @usableFromInline
+    var rawValue: UInt64
+
+    @inlinable
+    init(rawValue: UInt64) {
+        self.rawValue = rawValue
+    }
+
+    /// Nobody delivers, and no round was ever asked for.
+    @inlinable
+    static var idle: DeliveryWord { DeliveryWord(rawValue: 0) }
+
+    /// Whether a deliverer holds the role.
+    @inlinable
+    var isActive: Bool { rawValue & 1 != 0 }
+
+    /// The rounds asked for since the model was created, wrapping around.
+    @inlinable
+    var rounds: UInt64 { rawValue >> 1 }
+
+    /// This word after one more round is asked for: a deliverer is active, either already or the asking thread.
+    @inlinable
+    var claimed: DeliveryWord { DeliveryWord(rawValue: (rawValue &+ 2) | 1) }
+
+    /// This word after its deliverer resigned.
+    @inlinable
+    var resigned: DeliveryWord { DeliveryWord(rawValue: rawValue & ~1) }
+}
+
+/// How `subscribe` renders the first state into a subscription: the outcomes of ``ViewModel/firstRender(of:isNew:on:)``.
+@usableFromInline
+enum FirstRender<State: ViewState> {
+    /// The subscribing thread delivers this model further up its stack: the round it asked for renders the entry
+    /// right after the current call, so that a view is never entered from inside its own render.
+    case inNextRound
+    /// The subscribing thread runs a transaction of this model: the entry renders the committed state when it
+    /// unlocks, never a draft.
+    case whenTransactionEnds
+    /// A live entry under the same key was kept: it is caught up after any call another thread runs for it.
+    case afterRunningCall
+    /// The subscribing thread owns the new entry's calls and renders `state` now, then what was committed meanwhile.
+    case now(state: State, version: UInt64)
+}
 
 extension ViewModel {
     /// One state to deliver to one snapshot of the subscribers.
@@ -15,85 +68,133 @@ extension ViewModel {
         @usableFromInline let state: State
         @usableFromInline let version: UInt64
         @usableFromInline let subscribers: SubscriberList<State>
-        /// `deliveryRequests` when the round was taken.
-        @usableFromInline let requests: UInt64
+        /// The delivery word when the round was taken: resigning succeeds only if it is still the same.
+        @usableFromInline let word: DeliveryWord
 
         @inlinable
-        init(state: State, version: UInt64, subscribers: SubscriberList<State>, requests: UInt64) {
+        init(state: State, version: UInt64, subscribers: SubscriberList<State>, word: DeliveryWord) {
             self.state = state
             self.version = version
             self.subscribers = subscribers
-            self.requests = requests
+            self.word = word
         }
+    }
+
+    /// Claims the deliverer role for this thread, or asks the active deliverer for one more round. Called under
+    /// the lock.
+    ///
+    /// - Returns: The round this thread must deliver once it unlocks, if it became the deliverer; `nil` if the active
+    ///   deliverer (maybe this thread, further up its stack) takes the new round instead.
+    @inlinable
+    @inline(__always)
+    final func claimDelivery(on thread: UInt) -> Round? {
+        guard requestRound(on: thread) else { return nil }
+        return takeRound()
     }
 
     /// Asks for a delivery round. Called under the lock.
     ///
-    /// - Returns: `true` if nobody was delivering, in which case the calling thread is now the deliverer and
-    ///   must deliver `currentRound()`; `false` if the active deliverer will take another round.
+    /// - Returns: `true` if nobody was delivering: the calling thread is now the deliverer and must take the round.
     @inlinable
     @inline(__always)
-    final func becomeDelivererOrRequestRound(on thread: UInt) -> Bool {
+    final func requestRound(on thread: UInt) -> Bool {
+        lock.assertHeld()
         // Acquiring: a previous deliverer's release makes its writes to subscribers visible to this one.
-        var expected = deliveryRequests.load(ordering: .acquiring)
-        if expected & 1 == 0 {
+        var expected = delivery.load(ordering: .acquiring)
+        if !expected.isActive {
             // Nobody delivers, and only lock holders (this thread, now) could start: a plain store suffices.
-            deliveryRequests.store((expected &+ 2) | 1, ordering: .relaxed)
+            delivery.store(expected.claimed, ordering: .relaxed)
             deliveringThread.store(thread, ordering: .relaxed)
             return true
         }
-        // A deliverer is active and may give up its role at any moment: make the request atomically, and take
-        // over if it gave up first.
+        // A deliverer is active and may resign at any moment: ask atomically, and take over if it resigned first.
         while true {
-            let (exchanged, original) = deliveryRequests.compareExchange(
+            let (exchanged, original) = delivery.compareExchange(
                 expected: expected,
-                desired: (expected &+ 2) | 1,
+                desired: expected.claimed,
                 successOrdering: .acquiringAndReleasing,
                 failureOrdering: .relaxed
             )
             if exchanged { break }
             expected = original
         }
-        guard expected & 1 == 0 else { return false }
+        guard !expected.isActive else { return false }
         deliveringThread.store(thread, ordering: .relaxed)
         return true
     }
 
     /// The round to deliver now. Called under the lock, by the deliverer.
     @inlinable
-    final func currentRound() -> Round {
-        Round(
-            state: current,
-            version: version,
-            subscribers: subscribers,
-            requests: deliveryRequests.load(ordering: .relaxed)
-        )
+    final func takeRound() -> Round {
+        lock.assertHeld()
+        return Round(
+            state: current, version: version, subscribers: subscribers, word: delivery.load(ordering: .relaxed))
     }
 
-    /// Delivers `first`, then further rounds while more are asked for, then gives up the deliverer role.
-    /// Called by the deliverer, without the lock; `isTracing` is the trace's switch as the caller read it.
+    /// Delivers `first`, then further rounds while more are asked for, then resigns. Called by the deliverer, without
+    /// the lock; `isTracing` is the trace's switch as the caller read it.
     @inlinable
     final func deliver(_ first: consuming Round, on thread: UInt, isTracing: Bool) {
         var round = first
         while true {
-            if round.subscribers.deliver(round.state, version: round.version, on: thread, isTracing: isTracing) {
-                // Release the snapshot first, so that pruning does not copy the list.
-                round = Round(state: round.state, version: round.version, subscribers: .empty, requests: round.requests)
-                var released = ReleasedSubscribers<State>.none
-                withModelLock { subscribers.removeDeadSubscribers(released: &released) }
-                released.settle()
-            }
-            deliveringThread.store(0, ordering: .relaxed)
-            let (finished, _) = deliveryRequests.compareExchange(
-                expected: round.requests,
-                desired: round.requests & ~1,
-                successOrdering: .acquiringAndReleasing,
-                failureOrdering: .acquiring
-            )
-            if finished { return }
-            deliveringThread.store(thread, ordering: .relaxed)
-            round = withModelLock { currentRound() }
+            let word = round.word
+            let sawDead = round.subscribers.deliver(
+                round.state, version: round.version, on: thread, isTracing: isTracing)
+            // The snapshot of the list goes before pruning, so that pruning does not copy the list.
+            _ = consume round
+            if sawDead { removeDeadSubscribers() }
+            guard let next = resignOrTakeRound(after: word, on: thread) else { return }
+            round = next
         }
+    }
+
+    /// Resigns the deliverer role, unless a round was asked for since the one taken at `word`: then takes it.
+    /// Called by the deliverer, without the lock.
+    @inlinable
+    final func resignOrTakeRound(after word: DeliveryWord, on thread: UInt) -> Round? {
+        deliveringThread.store(0, ordering: .relaxed)
+        let (resigned, _) = delivery.compareExchange(
+            expected: word,
+            desired: word.resigned,
+            successOrdering: .acquiringAndReleasing,
+            failureOrdering: .acquiring
+        )
+        if resigned { return nil }
+        deliveringThread.store(thread, ordering: .relaxed)
+        return withModelLock { takeRound() }
+    }
+
+    /// How a new subscription gets its first state. Called under the lock, by `add`, once the entry is in the list.
+    ///
+    /// - Parameters:
+    ///   - entry: The subscription now in place: the new one, or a live one kept under the same key.
+    ///   - isNew: Whether `entry` is the new subscription.
+    @inlinable
+    final func firstRender(of entry: SubscriptionRecord<State>, isNew: Bool, on thread: UInt) -> FirstRender<State> {
+        lock.assertHeld()
+        if isDelivering(on: thread) {
+            // The deliverer is further up this thread's stack: the round asked for here renders the entry.
+            let isNowDeliverer = requestRound(on: thread)
+            assert(!isNowDeliverer, "a thread that delivers holds the deliverer role")
+            return .inNextRound
+        }
+        if transactionOwner.load(ordering: .relaxed) == thread {
+            renderWhenTransactionEnds(entry)
+            return .whenTransactionEnds
+        }
+        guard isNew else { return .afterRunningCall }
+        // Claimed before any deliverer can see the entry, which it only sees in a snapshot taken under the lock.
+        entry.slot.hold(for: thread)
+        entry.deliveredVersion = version
+        return .now(state: current, version: version)
+    }
+
+    /// Drops the entries of deallocated subscribers, and lets go of them after unlocking.
+    @usableFromInline
+    final func removeDeadSubscribers() {
+        var released = ReleasedSubscribers<State>.none
+        withModelLock { subscribers.removeDeadSubscribers(released: &released) }
+        released.settle()
     }
 
     /// Whether this thread is delivering for this model, further up its stack.

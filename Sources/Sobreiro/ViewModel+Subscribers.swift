@@ -1,5 +1,4 @@
 public import SobreiroPrimitives
-public import Synchronization
 
 extension ViewModel {
     /// Subscribes `target` with `receive`, which gets the current state and then every new one.
@@ -55,9 +54,9 @@ extension ViewModel {
         of target: AnyObject,
         key: ObjectIdentifier? = nil,
         replacingLive: Bool,
-        _ receive: @escaping Subscriber<State>.Receive
+        _ receive: @escaping SubscriptionRecord<State>.Receive
     ) -> StateSubscription {
-        let subscriber = Subscriber(target: target, owner: self, key: key, receive: receive)
+        let subscriber = SubscriptionRecord(target: target, owner: self, key: key, receive: receive)
         return add(subscriber, for: target, replacingLive: replacingLive)
     }
 
@@ -75,38 +74,25 @@ extension ViewModel {
     ///
     /// - Returns: The subscription now in place.
     @inlinable
-    final func add(_ subscriber: Subscriber<State>, for target: AnyObject, replacingLive: Bool) -> Subscriber<State> {
+    final func add(_ subscriber: SubscriptionRecord<State>, for target: AnyObject, replacingLive: Bool)
+        -> SubscriptionRecord<State>
+    {
         let thread = ThreadID.current
-        var kept: Subscriber<State>?
-        var isKeptBehind = false
-        // The first state to render, or nil when there is nothing to render now.
-        let first = changeSubscribers { released -> (state: State, version: UInt64)? in
-            kept = subscribers.insert(subscriber, replacingLive: replacingLive, released: &released)
-            let added = kept ?? subscriber
-            if isDelivering(on: thread) {
-                // The deliverer is further up this thread's stack: its next round renders the subscriber.
-                _ = becomeDelivererOrRequestRound(on: thread)
-                return nil
-            }
-            if transactionOwner.load(ordering: .relaxed) == thread {
-                renderWhenTransactionEnds(added)
-                return nil
-            }
-            guard kept == nil else {
-                isKeptBehind = true
-                return nil
-            }
-            // Claimed before any deliverer can see the entry, which it only sees in a snapshot taken under the lock.
-            subscriber.slot.hold(for: thread)
-            subscriber.deliveredVersion = version
-            return (current, version)
+        var inPlace = subscriber
+        let first = changeSubscribers { released -> FirstRender<State> in
+            let kept = subscribers.insert(subscriber, replacingLive: replacingLive, released: &released)
+            inPlace = kept ?? subscriber
+            return firstRender(of: inPlace, isNew: kept == nil, on: thread)
         }
-        if let kept {
-            if isKeptBehind { catchUp(kept, isClaimed: false) }
-            return kept
+        switch consume first {
+        case .inNextRound, .whenTransactionEnds:
+            break
+        case .afterRunningCall:
+            catchUp(inPlace, isClaimed: false)
+        case .now(let state, let version):
+            renderFirstStates((state, version), into: subscriber, of: target)
         }
-        if let first { renderFirstStates(first, into: subscriber, of: target) }
-        return subscriber
+        return inPlace
     }
 
     /// Renders every state that `subscriber` has not seen yet, until it has caught up with the model.
@@ -117,7 +103,7 @@ extension ViewModel {
     ///
     /// - Parameter isClaimed: Whether this thread already owns the subscriber's calls.
     @inlinable
-    final func catchUp(_ subscriber: Subscriber<State>, isClaimed: Bool) {
+    final func catchUp(_ subscriber: SubscriptionRecord<State>, isClaimed: Bool) {
         guard let target = subscriber.target else {
             if isClaimed { subscriber.endCall() }
             return
@@ -139,7 +125,7 @@ extension ViewModel {
     @inlinable
     final func renderFirstStates(
         _ first: (state: State, version: UInt64)?,
-        into subscriber: Subscriber<State>,
+        into subscriber: SubscriptionRecord<State>,
         of target: AnyObject
     ) {
         var wasWaitedFor = false
@@ -180,7 +166,7 @@ extension ViewModel {
     /// Returns, or the transaction running on this thread unlocks, only after a call of `subscriber` that another
     /// thread runs has returned, even if another thread removed the entry first.
     @inlinable
-    final func remove(_ subscriber: Subscriber<State>) {
+    final func remove(_ subscriber: SubscriptionRecord<State>) {
         changeSubscribers { released in
             subscribers.remove(subscriber, released: &released)
             if released.isEmpty { released.append(subscriber) }

@@ -10,6 +10,13 @@ extension ViewModel {
         if transactionOwner.load(ordering: .relaxed) == thread {
             return try performNested(body)
         }
+        return try performOutermost(on: thread, body)
+    }
+
+    /// Runs `body` as a transaction of its own on `thread`, which runs none yet; then delivers what it committed.
+    @inlinable
+    @inline(__always)
+    final func performOutermost<R, E: Error>(on thread: UInt, _ body: () throws(E) -> R) throws(E) -> R {
         var result: R?
         var failure: E?
         var changed = false
@@ -27,13 +34,13 @@ extension ViewModel {
                 // `committed` is still the state before the transaction: only transactions change it, under this
                 // lock. Comparing with it spares a copy of the state.
                 changed = current != committed
-                outcome = finishTransaction(changed: changed, on: thread, replaced: &replaced)
+                outcome = commitAndClaimDelivery(changed: changed, on: thread, replaced: &replaced)
             } catch {
                 var restored = committed
                 swap(&current, &restored)
                 replaced = consume restored
                 failure = error
-                outcome = finishTransaction(changed: false, on: thread, replaced: &replaced)
+                outcome = commitAndClaimDelivery(changed: false, on: thread, replaced: &replaced)
             }
             if hasLeftovers { leftovers = takeLeftovers(on: thread) }
             return outcome
@@ -68,7 +75,8 @@ extension ViewModel {
         }
     }
 
-    /// Ends the transaction running under the lock and asks for a delivery round if subscribers need one.
+    /// Ends the transaction running under the lock: commits the state if it changed, publishing it to readers, and
+    /// claims delivery if subscribers must hear of it. Called under the lock.
     ///
     /// - Parameter replaced: Receives the committed state that a change replaces, to be released after unlocking.
     /// - Returns: The round this thread must deliver once the lock is released; `nil` when there is nothing to
@@ -76,7 +84,8 @@ extension ViewModel {
     ///   state up in its next round.
     @inlinable
     @inline(__always)
-    final func finishTransaction(changed: Bool, on thread: UInt, replaced: inout State?) -> Round? {
+    final func commitAndClaimDelivery(changed: Bool, on thread: UInt, replaced: inout State?) -> Round? {
+        lock.assertHeld()
         transactionOwner.store(0, ordering: .relaxed)
         assignments = 0
         guard changed else { return nil }
@@ -86,8 +95,8 @@ extension ViewModel {
             swap(&committed, &replaced!)
             committedSnapshotVersion = version
         }
-        guard !subscribers.isEmpty, becomeDelivererOrRequestRound(on: thread) else { return nil }
-        return currentRound()
+        guard !subscribers.isEmpty else { return nil }
+        return claimDelivery(on: thread)
     }
 
     /// Runs `body` in order with every transaction of this model, committing nothing: under the model's lock, or at

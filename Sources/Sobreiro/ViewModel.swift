@@ -69,10 +69,10 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @exclusivity(unchecked)
     final var subscribers: SubscriberList<State> = .empty
 
-    /// Whether a thread delivers, and how many delivery rounds were asked for: see `ViewModel+Delivery.swift`.
-    /// Changed under `lock`, except when the deliverer gives up its role.
+    /// Whether a thread delivers, and how many delivery rounds were asked for: the delivery protocol of
+    /// `ViewModel+Delivery.swift`. Changed under `lock`, except when the deliverer resigns.
     @usableFromInline
-    final let deliveryRequests = Atomic<UInt64>(0)
+    final let delivery = Atomic<DeliveryWord>(.idle)
 
     /// The thread delivering states to subscribers, or 0.
     @usableFromInline
@@ -178,70 +178,6 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
             current = newState
             assignments &+= 1
         }
-    }
-
-    /// Mutates the state in place, atomically, and returns what `body` returns.
-    ///
-    /// `body` works on a private copy that is committed when it returns, so read and change the state
-    /// through its argument. A transaction of this model started from `body` (a method of the model that
-    /// writes, say) changes the state behind that copy: its change stands if `body` leaves the copy unchanged,
-    /// and `body` does not see it through its argument. If `body` changes the copy too, one of the two changes
-    /// would be lost, which is a programmer error: it stops the program and names the fix. To compose
-    /// transactions that change the state through methods, use ``write(_:)->()`` and assign ``state``.
-    ///
-    /// ```swift
-    /// counter.write { $0.count += 1 }
-    /// let total = cart.write { state -> Int in
-    ///     state.items.append(item)
-    ///     return state.items.count
-    /// }
-    /// ```
-    ///
-    /// - Parameter body: Mutates the state passed to it.
-    /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws; the state is then left as it was.
-    @inlinable
-    @discardableResult
-    public final func write<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
-        // Outermost, the state the body starts from is the committed one, which the lock keeps still; nested in
-        // another transaction, it is that transaction's draft, copied only then.
-        let startsNested = transactionOwner.load(ordering: .relaxed) == ThreadID.current
-        return try perform { () throws(E) -> R in
-            let assignmentsBefore = assignments
-            let start = startsNested ? current : nil
-            var draft = current
-            let result = try body(&draft)
-            guard assignments == assignmentsBefore else {
-                // A nested transaction changed `current` behind the copy. Its change stands if the body left the
-                // copy as it found it; otherwise one of the two changes would be lost.
-                var found = start ?? committed
-                precondition(
-                    Self.isUnchanged(&draft, from: &found),
-                    """
-                    A transaction nested in write { $0 … } changed the state while the closure also changed its \
-                    copy $0, so one change would be lost. Make the nested change through $0, or write the outer \
-                    transaction as write { state = … } so that nested ones join it.
-                    """
-                )
-                return result
-            }
-            current = draft
-            assignments &+= 1
-            return result
-        }
-    }
-
-    /// Whether `draft`, a copy of `found`, still holds the value it was copied from.
-    ///
-    /// The same bits say so before `==` is asked: a state whose `==` is not reflexive (a NaN field) is not equal to
-    /// an untouched copy of itself. A changed copy never has the same bits, as a change to a shared buffer copies
-    /// it first; an unchanged one may differ in padding, and is then compared with `==`.
-    @usableFromInline
-    static func isUnchanged(_ draft: inout State, from found: inout State) -> Bool {
-        let isSameBits = withUnsafeBytes(of: &draft) { draft in
-            withUnsafeBytes(of: &found) { found in draft.elementsEqual(found) }
-        }
-        return isSameBits || draft == found
     }
 
     /// The number of live subscribers: views plus view models. Deallocated subscribers do not count.

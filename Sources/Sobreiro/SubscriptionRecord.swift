@@ -1,14 +1,14 @@
 public import Synchronization
 
-/// One subscription of one object (a view or a view model) to one view model; it is also the token that
-/// `subscribe` returns.
+/// The record of one subscription of one object (a view or a view model) to one view model: the entry in the
+/// model's subscriber list, and the token that `subscribe` returns.
 ///
 /// The object is held weakly and never reassigned, so any thread may read it. A thread calls `receive` only
 /// while it owns `slot`: the model's deliverer claims it for each delivery, and a subscribing thread holds it
 /// from the moment the entry joins the list until its first render has caught up with the model. So the
 /// subscriber is never called by two threads at once, and `deliveredVersion` belongs to the owner of `slot`.
 @usableFromInline
-final class Subscriber<State: ViewState>: StateSubscription, @unchecked Sendable {
+final class SubscriptionRecord<State: ViewState>: StateSubscription, @unchecked Sendable {
     /// Calls the subscriber's code with a state and the version the model committed it at. `notice.willCall`
     /// runs right before the code of the view or handler, and not at all when a filter (a projection's value that
     /// did not change) drops the state.
@@ -161,4 +161,4 @@ protocol TracedSubscription: AnyObject {
     func traceCall(to target: AnyObject)
 }
 
-extension Subscriber: TracedSubscription {}
+extension SubscriptionRecord: TracedSubscription {}
