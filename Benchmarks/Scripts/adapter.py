@@ -5,9 +5,8 @@ Usage, from the Benchmarks folder:  python3 Scripts/adapter.py [saved-output.txt
 Each row sets a SobreiroScopeKit scenario against its floor from the same run, so the ratio compares like with like
 on a noisy machine.
 """
-import sys
 
-from benchmark_output import parse, run
+from benchmark_output import print_floor_table
 
 # (label, scenario, floor label, floor scenario, operations per benchmark iteration)
 ROWS = [
@@ -39,19 +38,7 @@ ROWS = [
 
 
 def main():
-    text = open(sys.argv[1]).read() if len(sys.argv) > 1 else run("AdapterBenchmarks")
-    results = parse(text)
-    print("| scenario | ns/op | mallocs/op | floor | floor ns/op | floor mallocs/op | ÷ floor |")
-    print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
-    for label, name, floor_label, floor_name, per in ROWS:
-        if name not in results or floor_name not in results:
-            print(f"| {label} | missing | | {floor_label} | | | |")
-            continue
-        a, b = results[name], results[floor_name]
-        ns, floor_ns = a["ns"] / per, b["ns"] / per
-        mallocs, floor_mallocs = a["mallocs"] / per, b["mallocs"] / per
-        print(f"| {label} | {ns:.0f} | {mallocs:g} | {floor_label} | {floor_ns:.0f} | {floor_mallocs:g} "
-              f"| {ns / floor_ns:.2f}× |")
+    print_floor_table("AdapterBenchmarks", ROWS)
 
 
 if __name__ == "__main__":

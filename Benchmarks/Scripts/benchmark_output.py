@@ -1,6 +1,7 @@
 """Runs a package-benchmark target and reads its console output; shared by the scripts beside it."""
 import re
 import subprocess
+import sys
 
 # The factor a unit in a metric's label stands for, e.g. "Malloc (total) (K) *" counts thousands.
 UNITS = {"#": 1, "K": 1e3, "M": 1e6, "G": 1e9, "ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
@@ -37,3 +38,22 @@ def parse(text):
         if label in METRICS:
             results[name][METRICS[label]] = float(cells[3]) * factor
     return results
+
+
+def print_floor_table(target, rows):
+    """Prints, from a saved run named on the command line or from a new run of `target`, one table row per
+    `(label, name, floor label, floor name, operations per iteration)`: each scenario beside its floor from the
+    same run, and their ratio."""
+    text = open(sys.argv[1]).read() if len(sys.argv) > 1 else run(target)
+    results = parse(text)
+    print("| scenario | ns/op | mallocs/op | floor | floor ns/op | floor mallocs/op | ÷ floor |")
+    print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
+    for label, name, floor_label, floor_name, per in rows:
+        if name not in results or floor_name not in results:
+            print(f"| {label} | missing | | {floor_label} | | | |")
+            continue
+        a, b = results[name], results[floor_name]
+        ns, floor_ns = a["ns"] / per, b["ns"] / per
+        mallocs, floor_mallocs = a["mallocs"] / per, b["mallocs"] / per
+        print(f"| {label} | {ns:.0f} | {mallocs:g} | {floor_label} | {floor_ns:.0f} | {floor_mallocs:g} "
+              f"| {ns / floor_ns:.2f}× |")
