@@ -155,12 +155,21 @@ enum SubscriberList<State: ViewState>: Sendable {
             }
             many.entries[index].markCancelled()
             released.append(many.entries[index])
-            let last = many.entries.removeLast()
-            if index < many.entries.count {
-                many.entries[index] = last
-                many.positions[last.key] = index
-            }
+            Self.moveLast(into: index, of: &many.entries, positions: &many.positions)
             self = many.entries.isEmpty ? .empty : .many(many)
+        }
+    }
+
+    /// Fills the slot at `index` with the last entry, so that removing stays O(1).
+    @inlinable
+    static func moveLast(
+        into index: Int, of entries: inout ContiguousArray<SubscriptionRecord<State>>,
+        positions: inout [ObjectIdentifier: Int]
+    ) {
+        let last = entries.removeLast()
+        if index < entries.count {
+            entries[index] = last
+            positions[last.key] = index
         }
     }
 
