@@ -3,8 +3,9 @@
 /// Zero or one subscriber needs no collection. Many keep an array to deliver from and a dictionary from
 /// identity to position, so subscribing and unsubscribing stay O(1) at any size (an unsubscribe moves the last
 /// entry into the freed slot, so the order among subscribers is not kept). A copy of the list is a cheap
-/// snapshot: deliveries iterate a snapshot outside the lock, and a later change copies the storage only if a
-/// snapshot is still alive.
+/// snapshot of one word, which a write copies under the lock and hands to the deliverer in a register: the
+/// many-subscriber storage is boxed (see `ManySubscribers`). Deliveries iterate a snapshot outside the lock, and
+/// a later change copies the storage only if a snapshot is still alive.
 ///
 /// Every change that lets go of entries moves them into `released`, which the caller drops only after the
 /// model's lock is released: dropping an entry can run a `deinit` (see `ReleasedSubscribers`).
@@ -12,7 +13,7 @@
 enum SubscriberList<State: ViewState>: Sendable {
     case empty
     case single(SubscriptionRecord<State>)
-    case many(entries: ContiguousArray<SubscriptionRecord<State>>, positions: [ObjectIdentifier: Int], sweepAt: Int)
+    case many(ManySubscribers<State>)
 
     @inlinable
     var isEmpty: Bool {
@@ -26,7 +27,7 @@ enum SubscriberList<State: ViewState>: Sendable {
         switch self {
         case .empty: 0
         case .single(let subscriber): subscriber.isLive ? 1 : 0
-        case .many(let entries, _, _): entries.reduce(0) { $0 + ($1.isLive ? 1 : 0) }
+        case .many(let many): many.entries.reduce(0) { $0 + ($1.isLive ? 1 : 0) }
         }
     }
 
@@ -54,34 +55,29 @@ enum SubscriberList<State: ViewState>: Sendable {
                 released.append(existing)
                 self = .single(subscriber)
             } else {
-                self = .many(
-                    entries: [existing, subscriber],
-                    positions: [existing.key: 0, subscriber.key: 1],
-                    sweepAt: 16
-                )
+                self = .many(ManySubscribers(first: existing, second: subscriber))
             }
-        case .many(var entries, var positions, var sweepAt):
-            self = .empty  // drop the enum's references so the mutations below do not copy
+        case .many(var many):
+            self = .empty  // drop the enum's reference so that the box is unique unless a snapshot holds it
+            ManySubscribers.makeUnique(&many)
+            defer { self = .many(many) }
             // One hash in the common case: claim the next position, and give it back if the key was there.
-            if let index = positions.updateValue(entries.count, forKey: subscriber.key) {
-                positions[subscriber.key] = index
-                if entries[index].target != nil && !replacingLive {
-                    let existing = entries[index]
-                    self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
-                    return existing
+            if let index = many.positions.updateValue(many.entries.count, forKey: subscriber.key) {
+                many.positions[subscriber.key] = index
+                if many.entries[index].target != nil && !replacingLive {
+                    return many.entries[index]
                 }
-                entries[index].markCancelled()
-                released.append(entries[index])
-                entries[index] = subscriber
+                many.entries[index].markCancelled()
+                released.append(many.entries[index])
+                many.entries[index] = subscriber
             } else {
-                if entries.count >= sweepAt {
-                    Self.removeDead(from: &entries, positions: &positions, released: &released)
-                    sweepAt = Swift.max(16, entries.count * 2)
-                    positions[subscriber.key] = entries.count
+                if many.entries.count >= many.sweepAt {
+                    Self.removeDead(from: &many.entries, positions: &many.positions, released: &released)
+                    many.sweepAt = Swift.max(16, many.entries.count * 2)
+                    many.positions[subscriber.key] = many.entries.count
                 }
-                entries.append(subscriber)
+                many.entries.append(subscriber)
             }
-            self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
         }
         return nil
     }
@@ -115,17 +111,18 @@ enum SubscriberList<State: ViewState>: Sendable {
             existing.markCancelled()
             released.append(existing)
             self = .empty
-        case .many(var entries, var positions, let sweepAt):
-            guard entries.contains(where: { $0.target === target }) else { return }
+        case .many(var many):
+            guard many.entries.contains(where: { $0.target === target }) else { return }
             self = .empty
-            entries.removeAll { entry in
+            ManySubscribers.makeUnique(&many)
+            many.entries.removeAll { entry in
                 guard entry.target === target else { return false }
                 entry.markCancelled()
                 released.append(entry)
                 return true
             }
-            Self.reindex(entries, into: &positions)
-            self = entries.isEmpty ? .empty : .many(entries: entries, positions: positions, sweepAt: sweepAt)
+            Self.reindex(many.entries, into: &many.positions)
+            self = many.entries.isEmpty ? .empty : .many(many)
         }
     }
 
@@ -143,26 +140,36 @@ enum SubscriberList<State: ViewState>: Sendable {
             existing.markCancelled()
             released.append(existing)
             self = .empty
-        case .many(var entries, var positions, let sweepAt):
-            self = .empty  // drop the enum's references so the mutations below do not copy
+        case .many(var many):
+            self = .empty  // drop the enum's reference so that the box is unique unless a snapshot holds it
+            ManySubscribers.makeUnique(&many)
             // One hash in the common case: take the key out, and put it back if its entry is not the one.
-            guard let index = positions.removeValue(forKey: key) else {
-                self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
+            guard let index = many.positions.removeValue(forKey: key) else {
+                self = .many(many)
                 return
             }
-            guard matches(entries[index]) else {
-                positions[key] = index
-                self = .many(entries: entries, positions: positions, sweepAt: sweepAt)
+            guard matches(many.entries[index]) else {
+                many.positions[key] = index
+                self = .many(many)
                 return
             }
-            entries[index].markCancelled()
-            released.append(entries[index])
-            let last = entries.removeLast()
-            if index < entries.count {
-                entries[index] = last
-                positions[last.key] = index
-            }
-            self = entries.isEmpty ? .empty : .many(entries: entries, positions: positions, sweepAt: sweepAt)
+            many.entries[index].markCancelled()
+            released.append(many.entries[index])
+            Self.moveLast(into: index, of: &many.entries, positions: &many.positions)
+            self = many.entries.isEmpty ? .empty : .many(many)
+        }
+    }
+
+    /// Fills the slot at `index` with the last entry, so that removing stays O(1).
+    @inlinable
+    static func moveLast(
+        into index: Int, of entries: inout ContiguousArray<SubscriptionRecord<State>>,
+        positions: inout [ObjectIdentifier: Int]
+    ) {
+        let last = entries.removeLast()
+        if index < entries.count {
+            entries[index] = last
+            positions[last.key] = index
         }
     }
 
@@ -176,10 +183,11 @@ enum SubscriberList<State: ViewState>: Sendable {
             guard existing.target == nil else { return }
             released.append(existing)
             self = .empty
-        case .many(var entries, var positions, let sweepAt):
+        case .many(var many):
             self = .empty
-            Self.removeDead(from: &entries, positions: &positions, released: &released)
-            self = entries.isEmpty ? .empty : .many(entries: entries, positions: positions, sweepAt: sweepAt)
+            ManySubscribers.makeUnique(&many)
+            Self.removeDead(from: &many.entries, positions: &many.positions, released: &released)
+            self = many.entries.isEmpty ? .empty : .many(many)
         }
     }
 
@@ -218,9 +226,9 @@ enum SubscriberList<State: ViewState>: Sendable {
             return false
         case .single(let subscriber):
             return !subscriber.deliver(state, version: version, on: thread, isTracing: isTracing)
-        case .many(let entries, _, _):
+        case .many(let many):
             var sawDead = false
-            for subscriber in entries
+            for subscriber in many.entries
             where !subscriber.deliver(state, version: version, on: thread, isTracing: isTracing) {
                 sawDead = true
             }

@@ -151,7 +151,14 @@ package struct CallNotice {
     @inlinable
     @inline(__always)
     package func willCall(_ target: AnyObject) {
-        if isTracing { subscriber.traceCall(to: target) }
+        if isTracing { reportCall(to: target) }
+    }
+
+    /// Out of line, so that the code that calls a view keeps no registers across the trace's rarely taken path.
+    @usableFromInline
+    @inline(never)
+    func reportCall(to target: AnyObject) {
+        subscriber.traceCall(to: target)
     }
 }
 

@@ -133,8 +133,27 @@ extension ViewModel {
 
     /// Delivers `first`, then further rounds while more are asked for, then resigns. Called by the deliverer, without
     /// the lock; `isTracing` is the trace's switch as the caller read it.
+    ///
+    /// Inlined into the write that took the round: a round for one subscriber, the common case, is delivered and
+    /// resigned from that write's frame. Every other round goes through ``deliverRounds(_:on:isTracing:)``.
     @inlinable
+    @inline(__always)
     final func deliver(_ first: consuming Round, on thread: UInt, isTracing: Bool) {
+        guard case .single(let subscriber) = first.subscribers else {
+            return deliverRounds(first, on: thread, isTracing: isTracing)
+        }
+        let word = first.word
+        let isAlive = subscriber.deliver(first.state, version: first.version, on: thread, isTracing: isTracing)
+        _ = consume first
+        if !isAlive { removeDeadSubscribers() }
+        if !resign(after: word, on: thread) { deliverNextRounds(on: thread, isTracing: isTracing) }
+    }
+
+    /// Delivers `first`, then further rounds while more are asked for, then resigns. Called by the deliverer, without
+    /// the lock.
+    @inlinable
+    @inline(never)
+    final func deliverRounds(_ first: consuming Round, on thread: UInt, isTracing: Bool) {
         var round = first
         while true {
             let word = round.word
@@ -143,15 +162,26 @@ extension ViewModel {
             // The snapshot of the list goes before pruning, so that pruning does not copy the list.
             _ = consume round
             if sawDead { removeDeadSubscribers() }
-            guard let next = resignOrTakeRound(after: word, on: thread) else { return }
-            round = next
+            if resign(after: word, on: thread) { return }
+            round = withModelLock { takeRound() }
         }
     }
 
-    /// Resigns the deliverer role, unless a round was asked for since the one taken at `word`: then takes it.
-    /// Called by the deliverer, without the lock.
+    /// Takes the round asked for since the deliverer's last one, and delivers it and any further ones. Called by the
+    /// deliverer, without the lock, once resigning failed.
     @inlinable
-    final func resignOrTakeRound(after word: DeliveryWord, on thread: UInt) -> Round? {
+    @inline(never)
+    final func deliverNextRounds(on thread: UInt, isTracing: Bool) {
+        deliverRounds(withModelLock { takeRound() }, on: thread, isTracing: isTracing)
+    }
+
+    /// Resigns the deliverer role, unless a round was asked for since the one taken at `word`. Called by the
+    /// deliverer, without the lock.
+    ///
+    /// - Returns: `false` when a round was asked for: the calling thread is still the deliverer, and must take it.
+    @inlinable
+    @inline(__always)
+    final func resign(after word: DeliveryWord, on thread: UInt) -> Bool {
         deliveringThread.store(0, ordering: .relaxed)
         let (resigned, _) = delivery.compareExchange(
             expected: word,
@@ -159,9 +189,8 @@ extension ViewModel {
             successOrdering: .acquiringAndReleasing,
             failureOrdering: .acquiring
         )
-        if resigned { return nil }
-        deliveringThread.store(thread, ordering: .relaxed)
-        return withModelLock { takeRound() }
+        if !resigned { deliveringThread.store(thread, ordering: .relaxed) }
+        return resigned
     }
 
     /// How a new subscription gets its first state. Called under the lock, by `add`, once the entry is in the list.

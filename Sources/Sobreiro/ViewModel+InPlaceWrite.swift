@@ -33,9 +33,15 @@ extension ViewModel {
         // assignment was counted yet.
         return try performOutermost(on: thread) { () throws(E) -> R in
             var draft = current
-            let result = try body(&draft)
+            let result: R
+            do throws(E) {
+                result = try body(&draft)
+            } catch {
+                releaseWhenTransactionEnds(draft)
+                throw error
+            }
             guard assignments == 0 else {
-                checkNestedChangeStands(draft: &draft, found: committed)
+                checkNestedChangeStands(draft: draft, found: committed)
                 return result
             }
             current = draft
@@ -53,9 +59,15 @@ extension ViewModel {
             let assignmentsBefore = assignments
             let start = current
             var draft = current
-            let result = try body(&draft)
+            let result: R
+            do throws(E) {
+                result = try body(&draft)
+            } catch {
+                releaseWhenTransactionEnds(draft)
+                throw error
+            }
             guard assignments == assignmentsBefore else {
-                checkNestedChangeStands(draft: &draft, found: start)
+                checkNestedChangeStands(draft: draft, found: start)
                 return result
             }
             current = draft
@@ -66,9 +78,12 @@ extension ViewModel {
 
     /// Traps unless `draft`, which a body changed through its argument while a transaction nested in it changed
     /// `current`, is still `found`, the state the body started from: otherwise one of the two changes would be lost.
+    /// Both are kept until the transaction unlocks: `found` may be a draft that the nested change replaced, and
+    /// `draft` an equal copy with buffers of its own, either one the last reference to a value with a `deinit`.
     @inlinable
     @inline(never)
-    final func checkNestedChangeStands(draft: inout State, found: consuming State) {
+    final func checkNestedChangeStands(draft: consuming State, found: consuming State) {
+        var draft = draft
         var found = found
         precondition(
             Self.isUnchanged(&draft, from: &found),
@@ -78,6 +93,8 @@ extension ViewModel {
             transaction as write { state = … } so that nested ones join it.
             """
         )
+        releaseWhenTransactionEnds(draft)
+        releaseWhenTransactionEnds(found)
     }
 
     /// Whether `draft`, a copy of `found`, still holds the value it was copied from.

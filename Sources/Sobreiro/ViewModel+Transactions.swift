@@ -42,7 +42,8 @@ extension ViewModel {
                 failure = error
                 outcome = commitAndClaimDelivery(changed: false, on: thread, replaced: &replaced)
             }
-            if hasLeftovers { leftovers = takeLeftovers(on: thread) }
+            // Rare: marked so, the compiler keeps the common path free of the spills this branch needs.
+            if _slowPath(hasLeftovers) { leftovers = takeLeftovers(on: thread) }
             return outcome
         }
         #if DEBUG

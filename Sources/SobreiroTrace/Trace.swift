@@ -27,14 +27,24 @@ public enum Trace {
     ///
     /// - Parameter handler: Receives each event, on the thread where it happens.
     public static func install(_ handler: @escaping @Sendable (TraceEvent) -> Void) {
-        self.handler.withLock { $0 = Handler(handler) }
+        // The replaced handler goes after unlocking: its closure may hold the last reference to an object whose
+        // deinit reports an event, which takes this lock.
+        let replaced = self.handler.withLock { installed in
+            defer { installed = Handler(handler) }
+            return installed
+        }
         flag.state.store(true, ordering: .releasing)
+        _ = consume replaced
     }
 
     /// Stops tracing; the installed handler receives nothing more, except an event already being reported.
     public static func uninstall() {
         flag.state.store(false, ordering: .releasing)
-        handler.withLock { $0 = nil }
+        let removed = handler.withLock { installed in
+            defer { installed = nil }
+            return installed
+        }
+        _ = consume removed
     }
 
     /// Whether a handler is installed.

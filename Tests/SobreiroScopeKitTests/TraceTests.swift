@@ -1,8 +1,10 @@
+import Dispatch
 import ScopeKit
 import Sobreiro
 import SobreiroObservation
 import SobreiroPrimitives
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 private struct Oops: Error {}
@@ -141,6 +143,24 @@ struct TraceTests {
         #expect(trace.kinds.count == 200_000)
     }
 
+    @Test("a handler that another replaces is let go of outside the trace's lock, so that its deinit may report")
+    func replacedHandlerReleasedOutsideLock() {
+        let model = ViewModel(initialState: Feed())
+        // The first handler holds the last reference to an object whose deinit writes to the model, which reports.
+        Trace.install { [keeper = DeinitAction { model.write { $0.count = 1 } }] _ in _ = keeper }
+        let trace = Locked<Collector?>(nil)
+        let installed = onAnotherThread { trace.withLock { $0 = Collector(model) } }
+
+        // A deadlocked install keeps the trace's lock: uninstalling would hang the run instead of failing.
+        guard installed.wait(timeout: .now() + 10) == .success else {
+            Issue.record("deadlock: the replaced handler's deinit reported under the trace's lock")
+            return
+        }
+        Trace.uninstall()
+        #expect(model.state.count == 1)
+        #expect(trace.withLock { $0?.kinds } == [.committed])
+    }
+
     @Test("nothing is reported once the trace is uninstalled")
     func off() {
         let model = ViewModel(initialState: Feed())
@@ -168,4 +188,11 @@ private final class CountView: StatefulView, @unchecked Sendable {
 
 private final class MainActorFeedView: MainActorStatefulView {
     func render(state: Feed) {}
+}
+
+/// Runs `action` when it is deallocated.
+private final class DeinitAction: Sendable {
+    let action: @Sendable () -> Void
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+    deinit { action() }
 }

@@ -89,6 +89,57 @@ struct ReleaseOutsideLockTests {
         #expect(log.all == ["released unlocked"])
     }
 
+    @Test("R4: the draft of an in-place write that throws is released with no lock of the model held")
+    func thrownInPlaceDraftReleasedOutsideLocks() {
+        let box = WeakModelBox<SpyHolder>()
+        let log = EventLog()
+        let model = ViewModel(initialState: SpyHolder())
+        box.model = model
+        struct Failure: Error {}
+        #expect(throws: Failure.self) {
+            try model.write { (state: inout SpyHolder) throws(Failure) in
+                state.spy = ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } }
+                throw Failure()
+            }
+        }
+        #expect(model.state == SpyHolder())
+        #expect(log.all == ["released unlocked"])
+    }
+
+    @Test("R4: the draft of a nested in-place write that throws is released after the outer transaction unlocks")
+    func thrownNestedInPlaceDraftReleasedOutsideLocks() {
+        let box = WeakModelBox<SpyHolder>()
+        let log = EventLog()
+        let model = ViewModel(initialState: SpyHolder())
+        box.model = model
+        struct Failure: Error {}
+        model.write {
+            try? model.write { (state: inout SpyHolder) throws(Failure) in
+                state.spy = ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } }
+                throw Failure()
+            }
+            model.state.count = 1
+        }
+        #expect(model.state == SpyHolder(spy: nil, count: 1))
+        #expect(log.all == ["released unlocked"])
+    }
+
+    @Test("R4: a draft that a transaction nested in a nested in-place write replaced is released after unlocking")
+    func draftReplacedUnderNestedInPlaceWriteReleasedOutsideLocks() {
+        let box = WeakModelBox<SpyHolder>()
+        let log = EventLog()
+        let model = ViewModel(initialState: SpyHolder())
+        box.model = model
+        model.write {
+            model.state = SpyHolder(spy: ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } })
+            // The closure leaves its copy alone, so the nested change stands; the copy and the state it started
+            // from were the last references to the draft above.
+            model.write { _ in model.state = SpyHolder(spy: nil, count: 2) }
+        }
+        #expect(model.state == SpyHolder(spy: nil, count: 2))
+        #expect(log.all == ["released unlocked"])
+    }
+
     @Test("R4: a state sequence releases the state it drops with no lock of its buffer held")
     func stateBufferReleasesOutsideLock() {
         let log = EventLog()
