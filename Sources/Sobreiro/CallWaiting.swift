@@ -1,13 +1,5 @@
 import SobreiroPrimitives
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A lock whose holder can be named while it runs a transaction: what a thread that waits for the lock waits for.
 @usableFromInline
 protocol TransactionLock: AnyObject, Sendable {
@@ -29,8 +21,6 @@ protocol TransactionLock: AnyObject, Sendable {
 @usableFromInline
 enum CallWaiting {
     private struct Shared {
-        var mutex = pthread_mutex_t()
-        var condition = pthread_cond_t()
         /// What each waiting thread waits for.
         var waits: [UInt: Wait] = [:]
         /// Cancelling threads released from their wait to break a cycle.
@@ -49,15 +39,10 @@ enum CallWaiting {
         unowned(unsafe) let lock: any TransactionLock
     }
 
-    // Created once; every later access happens under its mutex.
-    nonisolated(unsafe) private static let shared: UnsafeMutablePointer<Shared> = {
-        let shared = UnsafeMutablePointer<Shared>.allocate(capacity: 1)
-        shared.initialize(to: Shared())
-        let mutexResult = pthread_mutex_init(&shared.pointee.mutex, nil)
-        let conditionResult = pthread_cond_init(&shared.pointee.condition, nil)
-        precondition(mutexResult == 0 && conditionResult == 0, "cannot create a condition: pthread error")
-        return shared
-    }()
+    private static let condition = Condition()
+
+    // Read and written only under `condition`'s mutex.
+    nonisolated(unsafe) private static var shared = Shared()
 
     /// Blocks until `isOver` returns `true`, the caller being a cancel that waits for a call running on `thread`.
     /// Returns at once instead if `thread` waits, directly or through others, for the calling thread; returns
@@ -68,26 +53,24 @@ enum CallWaiting {
     @discardableResult
     static func waitForCall(on thread: UInt, until isOver: () -> Bool) -> Bool {
         let me = ThreadID.current
-        pthread_mutex_lock(&shared.pointee.mutex)
-        defer { pthread_mutex_unlock(&shared.pointee.mutex) }
-        guard cycle(from: thread, to: me) == nil else { return false }
-        shared.pointee.waits[me] = .call(on: thread)
-        var isCallOver = isOver()
-        while !isCallOver && !shared.pointee.released.contains(me) {
-            pthread_cond_wait(&shared.pointee.condition, &shared.pointee.mutex)
-            isCallOver = isOver()
+        return condition.withLock {
+            guard cycle(from: thread, to: me) == nil else { return false }
+            shared.waits[me] = .call(on: thread)
+            var isCallOver = isOver()
+            while !isCallOver && !shared.released.contains(me) {
+                condition.wait()
+                isCallOver = isOver()
+            }
+            shared.waits[me] = nil
+            shared.released.remove(me)
+            return isCallOver
         }
-        shared.pointee.waits[me] = nil
-        shared.pointee.released.remove(me)
-        return isCallOver
     }
 
     /// Wakes every waiting cancel, so that each checks its condition again.
     @usableFromInline
     static func wakeAll() {
-        pthread_mutex_lock(&shared.pointee.mutex)
-        pthread_cond_broadcast(&shared.pointee.condition)
-        pthread_mutex_unlock(&shared.pointee.mutex)
+        condition.withLock { condition.broadcast() }
     }
 
     /// Records that this thread is about to block on the lock `lock`, as a wait for the thread in its transaction;
@@ -96,24 +79,21 @@ enum CallWaiting {
     @usableFromInline
     static func willWaitForLock(_ lock: any TransactionLock) {
         let me = ThreadID.current
-        pthread_mutex_lock(&shared.pointee.mutex)
-        shared.pointee.waits[me] = .lock(TransactionLockReference(lock: lock))
-        if let path = cycle(from: lock.transactionThread, to: me) {
+        condition.withLock {
+            shared.waits[me] = .lock(TransactionLockReference(lock: lock))
+            guard let path = cycle(from: lock.transactionThread, to: me) else { return }
             for thread in path {
-                if case .call = shared.pointee.waits[thread] { shared.pointee.released.insert(thread) }
+                if case .call = shared.waits[thread] { shared.released.insert(thread) }
             }
-            pthread_cond_broadcast(&shared.pointee.condition)
+            condition.broadcast()
         }
-        pthread_mutex_unlock(&shared.pointee.mutex)
     }
 
     /// Records that this thread, which waited for a lock, now holds it.
     @usableFromInline
     static func didWaitForLock() {
         let me = ThreadID.current
-        pthread_mutex_lock(&shared.pointee.mutex)
-        shared.pointee.waits[me] = nil
-        pthread_mutex_unlock(&shared.pointee.mutex)
+        condition.withLock { shared.waits[me] = nil }
     }
 
     /// The waiting threads from `start` to `target`, following what each waits for, or `nil` if the chain of
@@ -122,9 +102,9 @@ enum CallWaiting {
         var path: [UInt] = []
         var thread = start
         // A chain longer than the number of waits goes round a cycle that does not include `target`.
-        for _ in 0...shared.pointee.waits.count {
+        for _ in 0...shared.waits.count {
             if thread == target { return path }
-            guard thread != 0, let wait = shared.pointee.waits[thread] else { return nil }
+            guard thread != 0, let wait = shared.waits[thread] else { return nil }
             path.append(thread)
             switch wait {
             case .call(let next): thread = next
