@@ -23,6 +23,32 @@ final class WeakModelBox<State: ViewState>: @unchecked Sendable {
     weak var model: ViewModel<State>?
 }
 
+/// A model of `SpyHolder` and the spies that record, when released, which of its locks the releasing thread holds.
+struct ReleaseProbe {
+    let log = EventLog()
+    let model: ViewModel<SpyHolder>
+    private let box: WeakModelBox<SpyHolder>
+
+    /// - Parameter spyInInitialState: whether the initial state holds a spy of its own.
+    init(spyInInitialState: Bool = false) {
+        let box = WeakModelBox<SpyHolder>()
+        let log = log
+        let spy = spyInInitialState ? Self.spy(box: box, log: log) : nil
+        model = ViewModel(initialState: SpyHolder(spy: spy))
+        box.model = model
+        self.box = box
+    }
+
+    /// A spy that logs, when released, which locks of the model its releasing thread holds.
+    func spy() -> ReleaseSpy {
+        Self.spy(box: box, log: log)
+    }
+
+    private static func spy(box: WeakModelBox<SpyHolder>, log: EventLog) -> ReleaseSpy {
+        ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } }
+    }
+}
+
 /// Runs `body` on a thread of its own and tells whether it returned within `seconds`: `false` means that it
 /// blocked on something the calling thread holds.
 func returnsPromptly(within seconds: Double = 3, _ body: @escaping @Sendable () -> Void) -> Bool {
@@ -42,102 +68,86 @@ func locksHeld(by model: ViewModel<SpyHolder>) -> String {
 struct ReleaseOutsideLockTests {
     @Test("R4: the replaced committed state is released with no lock of the model held")
     func committedStateReleasedOutsideLocks() {
-        let box = WeakModelBox<SpyHolder>()
-        let log = EventLog()
-        let model = ViewModel(
-            initialState: SpyHolder(spy: ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } })
-        )
-        box.model = model
+        let probe = ReleaseProbe(spyInInitialState: true)
+        let model = probe.model
         model.write { $0 = SpyHolder(spy: nil, count: 1) }
         #expect(model.state.count == 1)
-        #expect(log.all == ["released unlocked"])
+        #expect(probe.log.all == ["released unlocked"])
     }
 
     @Test("R4: a rolled-back draft is released with no lock of the model held")
     func rolledBackDraftReleasedOutsideLocks() {
-        let box = WeakModelBox<SpyHolder>()
-        let log = EventLog()
-        let model = ViewModel(initialState: SpyHolder())
-        box.model = model
+        let probe = ReleaseProbe()
+        let model = probe.model
         struct Failure: Error {}
         #expect(throws: Failure.self) {
             try model.write { () throws(Failure) in
-                model.state = SpyHolder(
-                    spy: ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } })
+                model.state = SpyHolder(spy: probe.spy())
                 throw Failure()
             }
         }
-        #expect(log.all == ["released unlocked"])
+        #expect(probe.log.all == ["released unlocked"])
     }
 
     @Test("R4: a draft rolled back by a nested transaction is released after the outer one unlocks")
     func nestedRolledBackDraftReleasedOutsideLocks() {
-        let box = WeakModelBox<SpyHolder>()
-        let log = EventLog()
-        let model = ViewModel(initialState: SpyHolder())
-        box.model = model
+        let probe = ReleaseProbe()
+        let model = probe.model
         struct Failure: Error {}
         model.write {
             try? model.write { () throws(Failure) in
-                model.state = SpyHolder(
-                    spy: ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } })
+                model.state = SpyHolder(spy: probe.spy())
                 throw Failure()
             }
             model.state.count = 1
         }
         #expect(model.state == SpyHolder(spy: nil, count: 1))
-        #expect(log.all == ["released unlocked"])
+        #expect(probe.log.all == ["released unlocked"])
     }
 
     @Test("R4: the draft of an in-place write that throws is released with no lock of the model held")
     func thrownInPlaceDraftReleasedOutsideLocks() {
-        let box = WeakModelBox<SpyHolder>()
-        let log = EventLog()
-        let model = ViewModel(initialState: SpyHolder())
-        box.model = model
+        let probe = ReleaseProbe()
+        let model = probe.model
         struct Failure: Error {}
         #expect(throws: Failure.self) {
             try model.write { (state: inout SpyHolder) throws(Failure) in
-                state.spy = ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } }
+                state.spy = probe.spy()
                 throw Failure()
             }
         }
         #expect(model.state == SpyHolder())
-        #expect(log.all == ["released unlocked"])
+        #expect(probe.log.all == ["released unlocked"])
     }
 
     @Test("R4: the draft of a nested in-place write that throws is released after the outer transaction unlocks")
     func thrownNestedInPlaceDraftReleasedOutsideLocks() {
-        let box = WeakModelBox<SpyHolder>()
-        let log = EventLog()
-        let model = ViewModel(initialState: SpyHolder())
-        box.model = model
+        let probe = ReleaseProbe()
+        let model = probe.model
         struct Failure: Error {}
         model.write {
             try? model.write { (state: inout SpyHolder) throws(Failure) in
-                state.spy = ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } }
+                state.spy = probe.spy()
                 throw Failure()
             }
             model.state.count = 1
         }
         #expect(model.state == SpyHolder(spy: nil, count: 1))
-        #expect(log.all == ["released unlocked"])
+        #expect(probe.log.all == ["released unlocked"])
     }
 
     @Test("R4: a draft that a transaction nested in a nested in-place write replaced is released after unlocking")
     func draftReplacedUnderNestedInPlaceWriteReleasedOutsideLocks() {
-        let box = WeakModelBox<SpyHolder>()
-        let log = EventLog()
-        let model = ViewModel(initialState: SpyHolder())
-        box.model = model
+        let probe = ReleaseProbe()
+        let model = probe.model
         model.write {
-            model.state = SpyHolder(spy: ReleaseSpy { if let model = box.model { log.record(locksHeld(by: model)) } })
+            model.state = SpyHolder(spy: probe.spy())
             // The closure leaves its copy alone, so the nested change stands; the copy and the state it started
             // from were the last references to the draft above.
             model.write { _ in model.state = SpyHolder(spy: nil, count: 2) }
         }
         #expect(model.state == SpyHolder(spy: nil, count: 2))
-        #expect(log.all == ["released unlocked"])
+        #expect(probe.log.all == ["released unlocked"])
     }
 
     @Test("R4: a state sequence releases the state it drops with no lock of its buffer held")
