@@ -135,6 +135,7 @@ import SobreiroPrimitives
 
         /// The waiting state, with one unit of demand for it, if the subscriber wants it. Called under `lock`.
         private func takeNext() -> (Downstream, Output)? {
+            lock.assertHeld()
             guard let downstream, demand > 0, let value = waiting.take() else { return nil }
             demand -= 1
             return (downstream, value)

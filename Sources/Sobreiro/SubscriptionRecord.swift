@@ -100,7 +100,8 @@ final class SubscriptionRecord<State: ViewState>: StateSubscription, @unchecked 
         receive(target, state, version, CallNotice(isTracing: isTracing, subscriber: self))
     }
 
-    /// Stops deliveries; called by the subscriber list, under the model's lock, when it lets go of this entry.
+    /// Stops deliveries; called when the subscriber list lets go of this entry, and by `cancel()`. Needs no lock:
+    /// the flag is atomic, and a call under way is waited for separately (`waitForCallToEnd()`).
     @inlinable
     func markCancelled() {
         isCancelled.store(true, ordering: .sequentiallyConsistent)
