@@ -8,9 +8,10 @@
 
 /// A mutex with a condition variable: where a thread sleeps until another thread changes what it waits for.
 ///
-/// The package's one way to put a thread to sleep. ``Lock`` parks its contending threads on one on Linux, and a
-/// subscription that ends waits on one for its call running on another thread to return. Not for guarding state on
-/// a hot path: locking its mutex is a library call, where ``Lock`` is one inlined atomic operation.
+/// The library's one condition variable: a subscription that ends waits on one for its call running on another
+/// thread to return, and on Linux ``Lock`` parks its contending threads on one (on Apple platforms the lock is a
+/// `Mutex`, which sleeps in the kernel). Not for guarding state on a hot path: locking its mutex is a library call,
+/// where ``Lock`` is one inlined atomic operation.
 ///
 /// The usual pattern, with `isDone` changed only while the mutex is held:
 ///
