@@ -18,7 +18,7 @@ enum ReleasedSubscribers<State: ViewState> {
 
     /// Keeps `subscriber` until these entries are settled.
     @inlinable
-    mutating func append(_ subscriber: SubscriptionRecord<State>) {
+    mutating func append(_ subscriber: consuming SubscriptionRecord<State>) {
         switch consume self {
         case .none:
             self = .one(subscriber)
@@ -45,10 +45,11 @@ enum ReleasedSubscribers<State: ViewState> {
     }
 
     /// Waits for the calls of these subscriptions that other threads are running (when this thread may wait;
-    /// see `SubscriptionRecord.waitForCallToEnd`), then releases the entries. Call it with no lock held.
+    /// see `SubscriptionRecord.waitForCallToEnd`); the entries go when the caller drops these. Call it with no lock
+    /// held. Borrowing, so that the one entry of the common case is not retained for the wait.
     @inlinable
-    consuming func settle() {
-        switch consume self {
+    borrowing func settle() {
+        switch self {
         case .none:
             return
         case .one(let subscriber):

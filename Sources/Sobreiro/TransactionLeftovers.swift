@@ -69,6 +69,7 @@ extension ViewModel {
         var released = ReleasedSubscribers<State>.none
         swap(&released, &leftovers.released)
         released.settle()
+        _ = consume released
         leftovers.droppedStates = []
         for (subscriber, isClaimed) in leftovers.firstRenders {
             catchUp(subscriber, isClaimed: isClaimed)

@@ -199,6 +199,7 @@ extension ViewModel {
     ///   - entry: The subscription now in place: the new one, or a live one kept under the same key.
     ///   - isNew: Whether `entry` is the new subscription.
     @inlinable
+    @inline(__always)
     final func firstRender(of entry: SubscriptionRecord<State>, isNew: Bool, on thread: UInt) -> FirstRender<State> {
         lock.assertHeld()
         if isDelivering(on: thread) {

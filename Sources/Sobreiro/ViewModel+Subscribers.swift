@@ -78,21 +78,23 @@ extension ViewModel {
         -> SubscriptionRecord<State>
     {
         let thread = ThreadID.current
-        var inPlace = subscriber
-        let first = changeSubscribers { released -> FirstRender<State> in
-            let kept = subscribers.insert(subscriber, replacingLive: replacingLive, released: &released)
-            inPlace = kept ?? subscriber
-            return firstRender(of: inPlace, isNew: kept == nil, on: thread)
+        // Returned rather than assigned to a captured variable, so that the list's change inlines here and the
+        // model and the entry are not retained across it (each retain of an object held weakly is a slow one).
+        let (kept, first) = changeSubscribers { released -> (SubscriptionRecord<State>?, FirstRender<State>) in
+            guard let kept = subscribers.insert(subscriber, replacingLive: replacingLive, released: &released) else {
+                return (nil, firstRender(of: subscriber, isNew: true, on: thread))
+            }
+            return (kept, firstRender(of: kept, isNew: false, on: thread))
         }
         switch consume first {
         case .inNextRound, .whenTransactionEnds:
             break
         case .afterRunningCall:
-            catchUp(inPlace, isClaimed: false)
+            catchUp(kept ?? subscriber, isClaimed: false)
         case .now(let state, let version):
             renderFirstStates((state, version), into: subscriber, of: target)
         }
-        return inPlace
+        return kept ?? subscriber
     }
 
     /// Renders every state that `subscriber` has not seen yet, until it has caught up with the model.
@@ -129,24 +131,35 @@ extension ViewModel {
         of target: AnyObject
     ) {
         var wasWaitedFor = false
-        // Under the lock: the next state to render, or nil after giving the subscriber up, so that a round taken
-        // from then on finds it free, and one taken before carries a version it has seen.
-        let next = { () -> (state: State, version: UInt64)? in
-            self.withModelLock {
-                guard self.version > subscriber.deliveredVersion, subscriber.isLive else {
-                    wasWaitedFor = subscriber.slot.giveUp()
-                    return nil
-                }
-                subscriber.deliveredVersion = self.version
-                return (self.current, self.version)
-            }
-        }
-        var pending = first ?? next()
+        var pending = first ?? nextFirstState(for: subscriber, wasWaitedFor: &wasWaitedFor)
         while let (state, version) = pending {
             subscriber.call(target, state, version: version, isTracing: traceFlag.isOn)
-            pending = next()
+            pending = nextFirstState(for: subscriber, wasWaitedFor: &wasWaitedFor)
         }
         if wasWaitedFor { CallWaiting.wakeAll() }
+    }
+
+    /// The next state to render into `subscriber`, which this thread owns, while it catches up with the model; or
+    /// `nil` after giving the subscriber up, under the lock, so that a round taken from then on finds it free, and
+    /// one taken before carries a version it has seen.
+    ///
+    /// The caller holds the subscriber's target, so only a cancel can have ended the subscription: no weak load.
+    ///
+    /// - Parameter wasWaitedFor: Set when giving up finds a thread waiting for the call to end: the caller wakes
+    ///   it once the lock is released.
+    @inlinable
+    @inline(__always)
+    final func nextFirstState(
+        for subscriber: SubscriptionRecord<State>, wasWaitedFor: inout Bool
+    ) -> (state: State, version: UInt64)? {
+        withModelLock {
+            guard version > subscriber.deliveredVersion, !subscriber.hasEnded else {
+                wasWaitedFor = subscriber.slot.giveUp()
+                return nil
+            }
+            subscriber.deliveredVersion = version
+            return (current, version)
+        }
     }
 
     /// Removes the subscription made under the identity of `target`, if any. It receives nothing after this

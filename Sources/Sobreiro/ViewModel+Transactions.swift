@@ -132,6 +132,7 @@ extension ViewModel {
     /// Runs `body` on the subscriber list with exclusive access, then lets go of the entries it moved into its
     /// argument once the lock is released: at once, or when the transaction running on this thread unlocks.
     @inlinable
+    @inline(__always)
     final func changeSubscribers<R>(_ body: (inout ReleasedSubscribers<State>) -> R) -> R {
         var released = ReleasedSubscribers<State>.none
         let result = withLockUnlessInTransaction { () -> R in
