@@ -76,9 +76,7 @@ public final class StateProjection<Value: Equatable & Sendable>: Sendable {
         let lastValue = LastValue<Value>()
         return subscribeToEveryValue(follower, distinct ? ObjectIdentifier(lastValue) : nil) {
             target, value, notice in
-            // Filtered before `willCall(_:)`, so that the trace reports only the values that reach the subscriber.
-            guard lastValue.replace(with: value) else { return }
-            notice.willCall(target)
+            guard lastValue.admits(value, to: target, notice: notice) else { return }
             receive(target, value)
         }
     }
@@ -112,7 +110,10 @@ extension ViewModel {
 /// it, one delivery at a time (see `ViewModel+Delivery.swift`).
 @usableFromInline
 package final class LastValue<Value: Equatable>: @unchecked Sendable {
+    /// Unchecked: one delivery at a time reads and replaces it, and nothing that runs meanwhile can reach it, so
+    /// the dynamic exclusivity check, a runtime call on every delivery, could never fail.
     @usableFromInline
+    @exclusivity(unchecked)
     var value: Value?
 
     @inlinable
@@ -123,6 +124,17 @@ package final class LastValue<Value: Equatable>: @unchecked Sendable {
     package func replace(with newValue: Value) -> Bool {
         guard value != newValue else { return false }
         value = newValue
+        return true
+    }
+
+    /// Whether `newValue`, delivered to `target`, differs from the last value: then stores it and tells the trace
+    /// of the call to come. Filtered before `willCall(_:)`, so that the trace reports only the values that reach
+    /// the subscriber.
+    @inlinable
+    @inline(__always)
+    func admits(_ newValue: Value, to target: AnyObject, notice: CallNotice) -> Bool {
+        guard replace(with: newValue) else { return false }
+        notice.willCall(target)
         return true
     }
 }

@@ -52,9 +52,16 @@ extension ViewModel {
         replaced = nil
         if let leftovers = consume leftovers { finish(leftovers) }
         let isTracing = traceFlag.isOn
-        if isTracing { Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self) }
-        // Consumed, so that the round moves into `deliver` instead of being copied (a retain and a release).
-        if let round = consume round { deliver(round, on: thread, isTracing: isTracing) }
+        // Consumed, so that the round moves into `deliver` instead of being copied (a retain and a release). Tested
+        // before the trace, so that a transaction without a round, a duplicate write say, reaches its return
+        // without carrying an empty round past the trace and testing it there.
+        if let round = consume round {
+            // Only a change claims a round: the transaction committed.
+            if isTracing { Trace.record(.committed, about: self) }
+            deliver(round, on: thread, isTracing: isTracing)
+        } else if isTracing {
+            Trace.record(failure != nil ? .rolledBack : changed ? .committed : .deduplicated, about: self)
+        }
         if let failure { throw failure }
         return result!
     }
