@@ -131,9 +131,9 @@ extension ViewModel {
         #if DEBUG
             LockOrder.willLockBriefly(self)
         #endif
-        var result: R?
-        withModelLock { result = body() }
-        return result!
+        // The body's result is returned as it is, not through an optional: generic code that runs this
+        // unspecialized, as a subscription's cancel does, would look up the optional's metadata at each call.
+        return withModelLock(body)
     }
 
     /// Runs `body` on the subscriber list with exclusive access, then lets go of the entries it moved into its

@@ -43,6 +43,7 @@ extension Activation {
     ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
     ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
+    @inlinable
     @discardableResult
     public func effect<State, Output: Sendable, Failure: Error>(
         when predicate: @escaping @Sendable (State) -> Bool,
@@ -52,6 +53,28 @@ extension Activation {
         fileID: String = #fileID,
         line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
+        startEffect(
+            when: predicate,
+            strategy: strategy,
+            run: operation,
+            reduce: reduce,
+            fileID: fileID,
+            line: line,
+            subscribe: ViewModel<State>.effectSubscribe
+        )
+    }
+
+    /// ``effect(when:strategy:run:reduce:fileID:line:)``, whose subscription `subscribe` makes.
+    @usableFromInline
+    func startEffect<State, Output: Sendable, Failure: Error>(
+        when predicate: @escaping @Sendable (State) -> Bool,
+        strategy: EffectStrategy,
+        run operation: @escaping @Sendable (State) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String,
+        line: UInt,
+        subscribe: EffectSubscribe<State>
+    ) -> Bool where Model: ViewModel<State> {
         let origin = EffectOrigin(form: "effect(when:)", fileID: fileID, line: line)
         return startEffect(
             origin: origin,
@@ -60,7 +83,7 @@ extension Activation {
             operation: operation,
             reduce: reduce
         ) { runner in
-            self.follow(runner, matching: predicate, admission: ImmediateAdmission())
+            self.follow(runner, matching: predicate, admission: ImmediateAdmission(), subscribe: subscribe)
         }
     }
 
@@ -100,6 +123,7 @@ extension Activation {
     ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
     ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
+    @inlinable
     @discardableResult
     public func effect<State, Value: Equatable & Sendable, Output: Sendable, Failure: Error>(
         onChangeOf value: @escaping @Sendable (State) -> Value,
@@ -108,6 +132,28 @@ extension Activation {
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
         fileID: String = #fileID,
         line: UInt = #line
+    ) -> Bool where Model: ViewModel<State> {
+        startEffect(
+            onChangeOf: value,
+            strategy: strategy,
+            run: operation,
+            reduce: reduce,
+            fileID: fileID,
+            line: line,
+            subscribe: ViewModel<State>.effectSubscribe
+        )
+    }
+
+    /// ``effect(onChangeOf:strategy:run:reduce:fileID:line:)``, whose subscription `subscribe` makes.
+    @usableFromInline
+    func startEffect<State, Value: Equatable & Sendable, Output: Sendable, Failure: Error>(
+        onChangeOf value: @escaping @Sendable (State) -> Value,
+        strategy: EffectStrategy,
+        run operation: @escaping @Sendable (Value) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String,
+        line: UInt,
+        subscribe: EffectSubscribe<State>
     ) -> Bool where Model: ViewModel<State> {
         let origin = EffectOrigin(form: "effect(onChangeOf:)", fileID: fileID, line: line)
         let freshness = EffectFreshness<State, Value>.unchangedValue(of: value)
@@ -118,7 +164,7 @@ extension Activation {
             operation: operation,
             reduce: reduce
         ) { runner in
-            self.follow(runner, changesOf: value, admission: ImmediateAdmission())
+            self.follow(runner, changesOf: value, admission: ImmediateAdmission(), subscribe: subscribe)
         }
     }
 }

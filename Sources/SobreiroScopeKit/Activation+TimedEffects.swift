@@ -26,6 +26,7 @@ extension Activation {
     ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
     ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
+    @inlinable
     @discardableResult
     public func effect<State, Output: Sendable, Failure: Error>(
         when predicate: @escaping @Sendable (State) -> Bool,
@@ -36,6 +37,30 @@ extension Activation {
         fileID: String = #fileID,
         line: UInt = #line
     ) -> Bool where Model: ViewModel<State> {
+        startEffect(
+            when: predicate,
+            timing: timing,
+            strategy: strategy,
+            run: operation,
+            reduce: reduce,
+            fileID: fileID,
+            line: line,
+            subscribe: ViewModel<State>.effectSubscribe
+        )
+    }
+
+    /// ``effect(when:timing:strategy:run:reduce:fileID:line:)``, whose subscription `subscribe` makes.
+    @usableFromInline
+    func startEffect<State, Output: Sendable, Failure: Error>(
+        when predicate: @escaping @Sendable (State) -> Bool,
+        timing: EffectTiming,
+        strategy: EffectStrategy,
+        run operation: @escaping @Sendable (State) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String,
+        line: UInt,
+        subscribe: EffectSubscribe<State>
+    ) -> Bool where Model: ViewModel<State> {
         let schedule = EffectSchedule(timing)
         return startEffect(
             origin: EffectOrigin(form: "effect(when:timing:)", fileID: fileID, line: line),
@@ -44,7 +69,8 @@ extension Activation {
             operation: schedule.timed(operation),
             reduce: EffectSchedule.reducing(reduce)
         ) { runner in
-            self.follow(runner, matching: predicate, admission: ScheduledAdmission(schedule: schedule))
+            self.follow(
+                runner, matching: predicate, admission: ScheduledAdmission(schedule: schedule), subscribe: subscribe)
         }
     }
 
@@ -74,6 +100,7 @@ extension Activation {
     ///   - fileID: The caller's file ID, which names the effect in a test that it outlives; leave the default.
     ///   - line: The caller's line, which names the effect in a test that it outlives; leave the default.
     /// - Returns: `true` if the effect started; `false` if the activation has ended, in which case nothing runs.
+    @inlinable
     @discardableResult
     public func effect<State, Value: Equatable & Sendable, Output: Sendable, Failure: Error>(
         onChangeOf value: @escaping @Sendable (State) -> Value,
@@ -83,6 +110,30 @@ extension Activation {
         reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
         fileID: String = #fileID,
         line: UInt = #line
+    ) -> Bool where Model: ViewModel<State> {
+        startEffect(
+            onChangeOf: value,
+            timing: timing,
+            strategy: strategy,
+            run: operation,
+            reduce: reduce,
+            fileID: fileID,
+            line: line,
+            subscribe: ViewModel<State>.effectSubscribe
+        )
+    }
+
+    /// ``effect(onChangeOf:timing:strategy:run:reduce:fileID:line:)``, whose subscription `subscribe` makes.
+    @usableFromInline
+    func startEffect<State, Value: Equatable & Sendable, Output: Sendable, Failure: Error>(
+        onChangeOf value: @escaping @Sendable (State) -> Value,
+        timing: EffectTiming,
+        strategy: EffectStrategy,
+        run operation: @escaping @Sendable (Value) async throws(Failure) -> Output,
+        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
+        fileID: String,
+        line: UInt,
+        subscribe: EffectSubscribe<State>
     ) -> Bool where Model: ViewModel<State> {
         let schedule = EffectSchedule(timing)
         let freshness = EffectFreshness<State, TimedTrigger<Value>>.unchangedValue { state, trigger in
@@ -95,7 +146,8 @@ extension Activation {
             operation: schedule.timed(operation),
             reduce: EffectSchedule.reducing(reduce)
         ) { runner in
-            self.follow(runner, changesOf: value, admission: ScheduledAdmission(schedule: schedule))
+            self.follow(
+                runner, changesOf: value, admission: ScheduledAdmission(schedule: schedule), subscribe: subscribe)
         }
     }
 }

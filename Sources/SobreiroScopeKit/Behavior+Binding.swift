@@ -98,6 +98,10 @@ final class ModelBinding<Model: ScopedViewModel>: ActivationObserver {
     private var hasLoaded = false
     private var activation: Activation<Model>?
 
+    /// The type of this binding's activations, looked up once: this class's methods run as generic code, which
+    /// would look up the metadata of `Activation<Model>` at run time at each activation.
+    private let activationType = Activation<Model>.self
+
     init(model: Model, behavior: Behavior) {
         self.model = model
         self.behavior = behavior
@@ -107,7 +111,7 @@ final class ModelBinding<Model: ScopedViewModel>: ActivationObserver {
         guard activation == nil else { return }
         // Called by the behavior itself, which is alive: the binding is its observer.
         guard let behavior else { return }
-        let activation = Activation(model: model, behavior: behavior)
+        let activation = activationType.init(model: model, behavior: behavior)
         self.activation = activation
         if !hasLoaded {
             hasLoaded = true

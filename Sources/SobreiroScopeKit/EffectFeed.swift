@@ -3,8 +3,8 @@ import Sobreiro
 
 /// How an effect turns what it hears, a matching state or a new value, into the trigger of a run: at once for
 /// the untimed forms, or as an ``EffectSchedule`` decides for the timed ones, so that both feed their runner
-/// through the same subscriptions (``Activation/follow(_:matching:admission:)`` and
-/// ``Activation/follow(_:changesOf:admission:)``).
+/// through the same subscriptions (``Activation/follow(_:matching:admission:subscribe:)`` and
+/// ``Activation/follow(_:changesOf:admission:subscribe:)``).
 protocol EffectAdmission<Value, Trigger>: Sendable {
     associatedtype Value: Sendable
     associatedtype Trigger: Sendable
@@ -65,17 +65,18 @@ extension Activation {
         return true
     }
 
-    /// Subscribes `runner` to the model's states, each one that matches `predicate` a trigger as `admission`
-    /// says, stamped with the version of its state.
+    /// Subscribes `runner` with `subscribe` to the model's states, each one that matches `predicate` a trigger as
+    /// `admission` says, stamped with the version of its state.
     ///
     /// The model's own states, which it already deduplicates: no projection, no second comparison. The runner is
     /// the subscription's target, so the closure holds only the predicate.
     func follow<State, Admission: EffectAdmission, Output, Failure>(
         _ runner: EffectRunner<State, Admission.Trigger, Output, Failure>,
         matching predicate: @escaping @Sendable (State) -> Bool,
-        admission: Admission
+        admission: Admission,
+        subscribe: EffectSubscribe<State>
     ) -> StateSubscription where Model: ViewModel<State>, Admission.Value == State {
-        model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+        subscribe(model, runner) { target, state, version, notice in
             notice.willCall(target)
             let runner = unsafeDowncast(target, to: EffectRunner<State, Admission.Trigger, Output, Failure>.self)
             guard predicate(state) else {
@@ -89,16 +90,18 @@ extension Activation {
         }
     }
 
-    /// Subscribes `runner` to the model's states, each new `value` of them a trigger as `admission` says.
+    /// Subscribes `runner` with `subscribe` to the model's states, each new `value` of them a trigger as
+    /// `admission` says.
     ///
     /// Every state, not only those with a new value: a write-back waiting for its value to hold again (see
     /// `EffectRunner`) checks it at each state the effect hears.
     func follow<State, Admission: EffectAdmission, Output, Failure>(
         _ runner: EffectRunner<State, Admission.Trigger, Output, Failure>,
         changesOf value: @escaping @Sendable (State) -> Admission.Value,
-        admission: Admission
+        admission: Admission,
+        subscribe: EffectSubscribe<State>
     ) -> StateSubscription where Model: ViewModel<State>, Admission.Value: Equatable {
-        model.subscription(of: runner, replacingLive: false) { target, state, version, notice in
+        subscribe(model, runner) { target, state, version, notice in
             notice.willCall(target)
             let runner = unsafeDowncast(target, to: EffectRunner<State, Admission.Trigger, Output, Failure>.self)
             let value = value(state)
