@@ -39,7 +39,7 @@ struct ReleasedEntryLockTests {
     func replaceLiveAmongMany() {
         let target = ProbeView<SpyHolder>()
         subscribeWithSpy(target)
-        probe.model.subscription(of: target, replacingLive: true) { _, _ in }
+        _ = probe.model.subscription(of: target, replacingLive: true) { _, _ in }
         #expect(probe.log.all == ["released unlocked"])
         #expect(probe.model.subscriberCount == others.count + 1)
     }
@@ -72,7 +72,7 @@ struct ReleasedEntryLockTests {
         subscribeWithSpy(target)
         probe.model.write {
             probe.model.state.count = 1
-            probe.model.subscription(of: target, replacingLive: true) { _, _ in }
+            _ = probe.model.subscription(of: target, replacingLive: true) { _, _ in }
             #expect(probe.log.all == [])
         }
         #expect(probe.log.all == ["released unlocked"])
@@ -89,7 +89,7 @@ struct ReleasedEntryLockTests {
             do {
                 let target = ProbeView<SpyHolder>()
                 let spy = probe.spy()
-                model.subscription(of: target, replacingLive: false) { _, _ in _ = spy }
+                _ = model.subscription(of: target, replacingLive: false) { _, _ in _ = spy }
             }
             model.write { $0.count = 2 }
         }
