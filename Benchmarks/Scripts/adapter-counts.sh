@@ -7,6 +7,7 @@
 # work is left out. The ping-pong rounds switch threads, which valgrind serialises: their instruction counts include
 # the scheduling and move by a few hundred from run to run, and how many allocations AsyncStream makes depends on
 # how memcheck interleaves the two tasks, so the table leaves the ping-pong allocations to the benchmark's counts.
+# Hashing is deterministic, so that tables keyed by identity collide the same way in every run.
 # Usage, from the Benchmarks folder:  Scripts/adapter-counts.sh   (about ten minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ out=$(mktemp -d)
 # so for them every thread counts.
 instructions() {
     rm -f "$out"/cg*
-    valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg" "$probe" "$@" > /dev/null 2>&1
+    SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/cg" "$probe" "$@" > /dev/null 2>&1
     if [ "$1" = ping-pong ]; then
         cat "$out"/cg-* | awk '/^totals:/ { total += $2 } END { print total }'
     else
@@ -28,7 +29,7 @@ instructions() {
 }
 
 allocations() {
-    valgrind "$probe" "$@" 2>&1 | awk '/total heap usage/ { gsub(",", "", $5); print $5 }'
+    SWIFT_DETERMINISTIC_HASHING=1 valgrind "$probe" "$@" 2>&1 | awk '/total heap usage/ { gsub(",", "", $5); print $5 }'
 }
 
 # Per-operation difference of counter $1 for scenario $2 $3, to a tenth: threads that valgrind schedules

@@ -3,6 +3,8 @@
 # runs twice, with n and 2n operations, and the difference divided by n cancels start-up. An operation of a route is
 # two changes, to the second state and back (a push and a pop; a row replaced and restored); one of the 1c cycles is
 # an attach + detach; one of the dependency scenarios is one read.
+# Hashing is deterministic: with a seed drawn per process, the route's and the scope's tables collide differently in
+# each run, and a push + pop moved by more than a thousand instructions between two runs of the same build.
 # Usage, from the Benchmarks folder:  Scripts/tree-counts.sh   (a few minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +14,7 @@ out=$(mktemp -d)
 
 instructions() {
     rm -f "$out"/cg
-    valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$probe" "$@" > /dev/null 2>&1
+    SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$probe" "$@" > /dev/null 2>&1
     awk '/^totals:/ { print $2 }' "$out/cg"
 }
 
