@@ -19,16 +19,9 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("adapter attach+detach | \(scenario.rawValue)") { benchmark async in
             nonisolated(unsafe) let benchmark = benchmark
             await MainActor.run {
-                let root = RootScope()
-                let behavior = scenario.makeBehavior(neighboursIn: root)
-                // The first cycle is set-up: a model's didLoad, and the side tables of its first weak references.
-                behavior.attach(to: root)
-                behavior.detach()
+                let rig = CycleRig(scenario)
                 benchmark.startMeasurement()
-                for _ in benchmark.scaledIterations {
-                    behavior.attach(to: root)
-                    behavior.detach()
-                }
+                for _ in benchmark.scaledIterations { rig.cycle() }
                 benchmark.stopMeasurement()
             }
             // The operations of the cycles still running on other threads finish before the next measurement. A run

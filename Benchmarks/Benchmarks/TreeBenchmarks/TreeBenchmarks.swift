@@ -18,15 +18,9 @@ let benchmarks: @Sendable () -> Void = {
             benchmark async in
             nonisolated(unsafe) let benchmark = benchmark
             await MainActor.run {
-                let root = RootScope()
-                let behavior = scenario.makeBehavior(neighboursIn: root)
-                behavior.attach(to: root)
-                behavior.detach()
+                let rig = CycleRig(scenario)
                 benchmark.startMeasurement()
-                for _ in benchmark.scaledIterations {
-                    behavior.attach(to: root)
-                    behavior.detach()
-                }
+                for _ in benchmark.scaledIterations { rig.cycle() }
                 benchmark.stopMeasurement()
             }
         }

@@ -23,12 +23,8 @@ guard arguments.count == 4, let count = Int(arguments[3]) else {
 
 @MainActor
 func cycle(_ scenario: CycleScenario, count: Int) {
-    let root = RootScope()
-    let behavior = scenario.makeBehavior(neighboursIn: root)
-    for _ in 0..<count {
-        behavior.attach(to: root)
-        behavior.detach()
-    }
+    let rig = CycleRig(scenario)
+    for _ in 0..<count { rig.cycle() }
 }
 
 @MainActor
