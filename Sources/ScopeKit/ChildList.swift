@@ -40,6 +40,13 @@ package struct ChildList {
         return slots[slot]
     }
 
+    /// The slot that `child` holds in this list, or `nil` if it is not in this list.
+    private func slot(of child: Behavior) -> Int? {
+        let slot = child.slot
+        guard slot >= 0, slot < slots.count, self.child(at: slot) === child else { return nil }
+        return slot
+    }
+
     var isEmpty: Bool { slots.count == holes }
 
     mutating func append(_ child: Behavior) {
@@ -52,8 +59,7 @@ package struct ChildList {
     /// A hole right before `sibling`, which a child that just left there makes, takes `child` in constant time;
     /// otherwise the children after it shift by one slot.
     mutating func insert(_ child: Behavior, before sibling: Behavior) {
-        let slot = sibling.slot
-        guard slot >= 0, slot < slots.count, self.child(at: slot) === sibling else { return append(child) }
+        guard let slot = slot(of: sibling) else { return append(child) }
         if slot > 0, self.child(at: slot - 1) == nil {
             slots[slot - 1] = child
             child.slot = slot - 1
@@ -73,9 +79,7 @@ package struct ChildList {
 
     /// Removes `child`, which must be in this list.
     mutating func remove(_ child: Behavior) {
-        let slot = child.slot
-        precondition(
-            slot >= 0 && slot < slots.count && self.child(at: slot) === child, "ScopeKit: a child lost its slot")
+        guard let slot = slot(of: child) else { preconditionFailure("ScopeKit: a child lost its slot") }
         child.slot = -1
         if slot == slots.count - 1 {
             slots.removeLast()
@@ -100,8 +104,7 @@ package struct ChildList {
         var places: [Int] = []
         places.reserveCapacity(children.count)
         for child in children {
-            let slot = child.slot
-            guard slot >= 0, slot < slots.count, self.child(at: slot) === child else {
+            guard let slot = slot(of: child) else {
                 members = []
                 break
             }
@@ -111,8 +114,7 @@ package struct ChildList {
             // Some are not in this list: the rare case, when changes queued before this one moved them.
             places.removeAll(keepingCapacity: true)
             for child in children {
-                let slot = child.slot
-                guard slot >= 0, slot < slots.count, self.child(at: slot) === child else { continue }
+                guard let slot = slot(of: child) else { continue }
                 members.append(child)
                 places.append(slot)
             }
