@@ -17,6 +17,10 @@ final class ComparisonProbe: Sendable {
     /// Runs `body` with the new value of each comparison, inside it.
     func onCompare(_ body: @escaping @Sendable (Int) -> Void) { hook.withLock { $0 = body } }
 
+    /// Lets go of the hook, which holds the model whose projected values hold this probe: a test ends with it, so
+    /// that the model, its subscriptions and the probe are freed.
+    func removeHook() { hook.withLock { $0 = nil } }
+
     func compare(_ lhs: Int, _ rhs: Int) -> Bool {
         if inFlight.add(1, ordering: .acquiringAndReleasing).newValue > 1 {
             overlapCount.add(1, ordering: .relaxed)
@@ -44,6 +48,7 @@ struct ProjectionLastValueTests {
     func reentryOnDeliverer() {
         let model = CounterModel()
         let probe = ComparisonProbe()
+        defer { probe.removeHook() }
         let projection = model.map { Probed(count: $0.count, probe: probe) }
         let view = ProbeView<Probed>()
         let other = ProbeView<Probed>()
@@ -65,6 +70,7 @@ struct ProjectionLastValueTests {
     func reentryInFirstRender() {
         let model = CounterModel()
         let probe = ComparisonProbe()
+        defer { probe.removeHook() }
         let projection = model.map { Probed(count: $0.count, probe: probe) }
         let gate = RenderGate()
         let view = ProbeView<Probed> { if $0.count == 0 { gate.pause() } }
@@ -86,6 +92,7 @@ struct ProjectionLastValueTests {
     func otherThreadsWaitForComparison() {
         let model = CounterModel()
         let probe = ComparisonProbe()
+        defer { probe.removeHook() }
         let projection = model.map { Probed(count: $0.count, probe: probe) }
         let view = ProbeView<Probed>()
         projection.subscribe(view: view)
@@ -115,6 +122,7 @@ struct ProjectionLastValueTests {
         let source = CounterModel()
         let follower = CounterModel()
         let probe = ComparisonProbe()
+        defer { probe.removeHook() }
         let projection = source.map { Probed(count: $0.count, probe: probe) }
         let seen = Locked<[Int]>([])
         let tokens = Locked<[StateSubscription]>([])
