@@ -8,7 +8,9 @@ package typealias MainActorStateHop<Value: Equatable & Sendable> = MainActorHop<
 
 extension MainActorHop {
     /// Subscribes `target` through a new hop: `subscribe` makes the subscription with the hop's `receive`, and a
-    /// first value it delivers on this thread reaches `handler` before this returns.
+    /// first value it delivers on this thread reaches `handler` before this returns. The subscription is marked as
+    /// followed on the main actor, so that a write made on the main actor reaches `handler` before it returns even
+    /// while another thread delivers.
     @inlinable
     @MainActor
     package static func connect<Value>(
@@ -18,11 +20,14 @@ extension MainActorHop {
     ) -> StateSubscription where Buffer == LatestValue<Value> {
         let hop = MainActorHop(target: target, handler: handler)
         hop.isConnecting = true
-        hop.mainActorThread.store(ThreadID.current, ordering: .relaxed)
+        let thread = ThreadID.current
+        MainActorFollowers.thread.store(thread, ordering: .relaxed)
+        hop.mainActorThread.store(thread, ordering: .relaxed)
         let subscription = subscribe { _, value in hop.receiveTraced(value) }
         hop.mainActorThread.store(0, ordering: .relaxed)
         hop.isConnecting = false
         hop.serve(subscription)
+        subscription.mainActorHop = hop
         return subscription
     }
 }

@@ -1,3 +1,4 @@
+public import SobreiroPrimitives
 public import Synchronization
 
 /// One subscription to a view model: of a view, of another model, or of a projection of the state.
@@ -18,6 +19,15 @@ public class StateSubscription: @unchecked Sendable, Hashable {
     /// Set once the subscription ends; a render scheduled for later checks it.
     @usableFromInline
     let isCancelled = Atomic<Bool>(false)
+
+    /// The hop that hands this subscription's states to the main actor, if it has one: a write made on the main
+    /// actor while another thread delivers then brings the subscription up to date itself, and has the hop hand
+    /// over at once what waits in it, before the write returns (see
+    /// `ViewModel.catchUpMainActorFollowersWhenTransactionEnds()`). Set by the hop's `connect`; only the main thread
+    /// reads or writes it, so it needs no lock.
+    @usableFromInline
+    @exclusivity(unchecked)
+    package var mainActorHop: (any MainActorHandOver)?
 
     @usableFromInline
     init() {}

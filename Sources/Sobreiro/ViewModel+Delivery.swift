@@ -88,7 +88,14 @@ extension ViewModel {
     @inlinable
     @inline(__always)
     final func claimDelivery(on thread: UInt) -> Round? {
-        guard requestRound(on: thread) else { return nil }
+        guard requestRound(on: thread) else {
+            // A deliverer is active. If it is another thread, which a render may hold up for long, a write on the main
+            // actor still brings the main-actor followers up to date itself.
+            if _slowPath(thread == MainActorFollowers.thread.load(ordering: .relaxed)), !isDelivering(on: thread) {
+                catchUpMainActorFollowersWhenTransactionEnds()
+            }
+            return nil
+        }
         return takeRound()
     }
 

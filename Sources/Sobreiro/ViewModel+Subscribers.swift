@@ -117,6 +117,11 @@ extension ViewModel {
             }
         }
         renderFirstStates(nil, into: subscriber, of: target)
+        // A deliverer that took the calls first, after the wait, may have left the latest state waiting in a hop to
+        // the main actor: on the main actor, it is handed over now rather than when the main queue gets to it.
+        if let hop = MainQueue.isCurrent ? subscriber.mainActorHop : nil {
+            MainActor.assumeIsolated { hop.handOverWaitingValue() }
+        }
     }
 
     /// Renders `first` into a subscriber that this thread owns, then every state committed meanwhile, until it

@@ -41,36 +41,27 @@ import SobreiroPrimitives
 @MainActor
 @dynamicMemberLookup
 public final class ObservedState<State: Equatable & Sendable>: Observable {
-    /// The last state handed over by the subscription, or read from the model by ``catchUp()``.
+    /// The last state handed over by the subscription.
     private var current: State
-    /// The model's version of `current`; 0 for a projection, whose values carry no version.
-    private var currentVersion: UInt64
     private var fields = ObservedFields<State>()
     private let registrar = ObservationRegistrar()
     /// The model or projection followed, held strongly so that the object alone keeps it alive. The model holds
     /// the object weakly, through the subscription, which therefore ends with the object.
     private let source: AnyObject
-    /// Reads the model's committed state and its version, without waiting; `nil` for a projection.
-    private let committed: (@Sendable () -> Versioned<State>)?
-    /// Whether `render` is telling `Observation` of a change, which runs its readers' `onChange`.
-    private var isRendering = false
     /// The key under which `Observation` tracks ``state``. Made once: a key path literal in generic code is
     /// instantiated again at each use, which costs a lookup of its type by name.
     private let stateKey: KeyPath<ObservedState<State>, State> = \.state
 
-    /// Follows `source` from `initial`; `subscribe` makes the subscription with the hop's `receive`, and
-    /// `committed`, if given, reads the model's committed state for ``catchUp()``.
+    /// Follows `source` from `initial`, its committed state or value; `subscribe` makes the subscription with the
+    /// hop's `receive`.
     init(
         source: AnyObject,
-        initial: Versioned<State>,
-        committed: (@Sendable () -> Versioned<State>)?,
-        subscribe: (_ target: AnyObject, _ receive: @escaping @Sendable (AnyObject, Versioned<State>) -> Void)
+        initial: State,
+        subscribe: (_ target: AnyObject, _ receive: @escaping @Sendable (AnyObject, State) -> Void)
             -> StateSubscription
     ) {
         self.source = source
-        self.current = initial.state
-        self.currentVersion = initial.version
-        self.committed = committed
+        self.current = initial
         // The token is not kept: the subscription lasts as long as this object, which the model holds weakly.
         _ = MainActorStateHop.connect(
             self,
@@ -127,45 +118,21 @@ public final class ObservedState<State: Equatable & Sendable>: Observable {
         return current[keyPath: path]
     }
 
-    /// Takes a new state from the subscription, or from ``catchUp()``, on the main actor, and tells `Observation`
-    /// which of the read fields changed. A state older than the one shown is skipped: the object caught up past it.
-    private func render(_ new: Versioned<State>) {
-        guard new.version == 0 || new.version > currentVersion else { return }
-        currentVersion = new.version
-        guard new.state != current else { return }
-        let changed = fields.changes(from: current, to: new.state)
+    /// Takes a new state from the subscription, on the main actor, and tells `Observation` which of the read fields
+    /// changed.
+    private func render(_ new: State) {
+        guard new != current else { return }
+        let changed = fields.changes(from: current, to: new)
         Trace.record(.invalidated(fields: changed.map { String(describing: $0.path) }.sorted()), about: self)
-        isRendering = true
-        defer { isRendering = false }
         registrar.willSet(self, keyPath: stateKey)
         for change in changed { registrar.willSet(self, keyPath: change.key) }
-        current = new.state
+        current = new
         for change in changed { registrar.didSet(self, keyPath: change.key) }
         registrar.didSet(self, keyPath: stateKey)
-    }
-
-    /// Shows the model's committed state at once, if it is newer than the one shown, rather than when the
-    /// subscription brings it.
-    ///
-    /// A write made on the main actor reaches the object before it returns, unless another thread is delivering
-    /// the model's states at that moment: the write then only asks that thread for another round. An input
-    /// control reads its value back right after writing it, and must not see the old one, or the next keystroke
-    /// would be lost: ``StateBinding`` calls this after each write. The subscription's later delivery of the same
-    /// state, or of an older one, is skipped by version. Skipped while `Observation` runs its readers' `onChange`,
-    /// which the subscription's next state follows anyway.
-    func catchUp() {
-        guard !isRendering, let committed else { return }
-        render(committed())
     }
 
     /// The key under which `Observation` tracks one remembered path; never read for a value.
     nonisolated subscript(field path: AnyKeyPath) -> Void {
         ()
     }
-}
-
-/// A state and the version its model committed it at; version 0 for a projection's value.
-struct Versioned<State: Equatable & Sendable>: Equatable, Sendable {
-    let version: UInt64
-    let state: State
 }

@@ -67,9 +67,6 @@ extension ObservedState {
         _ path: KeyPath<State, Value>,
         set: @escaping @MainActor @Sendable (Value) -> Void
     ) -> StateBinding<Value> {
-        StateBinding(get: { self[path] }) { value in
-            set(value)
-            self.catchUp()
-        }
+        StateBinding(get: { self[path] }, set: set)
     }
 }

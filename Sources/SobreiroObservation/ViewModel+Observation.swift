@@ -21,14 +21,9 @@ extension ViewModel {
     /// - Returns: The observed state of this model.
     @MainActor
     public func observed() -> ObservedState<State> {
-        let committed = { @Sendable [unowned self] in
-            let (version, state) = committedVersionedState
-            return Versioned(version: version, state: state)
-        }
-        return ObservedState(source: self, initial: committed(), committed: committed) { target, receive in
-            subscription(of: target, replacingLive: false) { target, state, version in
-                receive(target, Versioned(version: version, state: state))
-            }
+        // The committed state, never the draft of a transaction running on this thread, which may roll back.
+        ObservedState(source: self, initial: committedVersionedState.state) { target, receive in
+            subscription(of: target, replacingLive: false, receive: receive)
         }
     }
 }
@@ -49,9 +44,8 @@ extension StateProjection {
     /// - Returns: The observed value of this projection.
     @MainActor
     public func observed() -> ObservedState<Value> {
-        ObservedState(source: self, initial: Versioned(version: 0, state: currentValue()), committed: nil) {
-            target, receive in
-            subscribe(target, distinct: false) { target, value in receive(target, Versioned(version: 0, state: value)) }
+        ObservedState(source: self, initial: currentValue()) { target, receive in
+            subscribe(target, distinct: false, receive: receive)
         }
     }
 }

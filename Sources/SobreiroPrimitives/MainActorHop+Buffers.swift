@@ -108,3 +108,13 @@ package protocol MainActorHopSubscription: AnyObject, Sendable {
     /// Whether the subscription was cancelled or ended otherwise; once `true`, it stays `true`.
     var hasEnded: Bool { get }
 }
+
+/// A ``MainActorHop`` as the subscription it serves sees it: a write on the main actor that brought the subscription
+/// up to date has the hop hand over at once the value that waits for the main queue, if any.
+@usableFromInline
+package protocol MainActorHandOver: AnyObject, Sendable {
+    /// Hands over the value that waits for the main queue now, unless the target's call runs further up the stack:
+    /// the value then keeps waiting, and is handed over right after that call, as any value that arrives meanwhile.
+    @MainActor
+    func handOverWaitingValue()
+}

@@ -168,6 +168,24 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     )
 }
 
+/// The thread that main-actor followers were subscribed on: the main thread, once one was; 0 before. A write
+/// compares its thread with it, one load, before anything else decides whether it must bring main-actor followers
+/// up to date itself.
+@usableFromInline
+package enum MainActorFollowers {
+    @usableFromInline
+    package static let thread = Atomic<UInt>(0)
+}
+
+extension MainActorHop: MainActorHandOver {
+    @inlinable
+    @MainActor
+    package func handOverWaitingValue() {
+        if let target, MainActorCalls.isCalling(target) { return }
+        handOver(arriving: nil)
+    }
+}
+
 /// The targets whose handlers run on the main actor right now, innermost last, so that a hop can tell a target
 /// that would be called inside its own call. Main actor only; a handful deep at most.
 @usableFromInline

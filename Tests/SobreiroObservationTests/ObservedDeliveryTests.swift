@@ -3,6 +3,8 @@ import SobreiroObservation
 import TestSupport
 import Testing
 
+private struct Abort: Error {}
+
 @Suite("Observed delivery")
 @MainActor
 struct ObservedDeliveryTests {
@@ -13,6 +15,27 @@ struct ObservedDeliveryTests {
         let screen = model.observed()
         #expect(screen.title == "Forest")
         #expect(model.subscriberCount == 1)
+    }
+
+    /// An object made inside a transaction of its model starts from the committed state, not from the draft being
+    /// built, which the model never commits when the transaction rolls back.
+    @Test("O1: an object made inside a transaction that rolls back never shows the uncommitted draft")
+    func objectMadeInsideARolledBackTransaction() {
+        let model = ScreenModel()
+        var shownInside: String?
+        var made: ObservedState<ScreenState>?
+        do {
+            try model.write { () throws -> Void in
+                model.state.query = "draft"
+                let screen = model.observed()
+                made = screen
+                shownInside = screen.query
+                throw Abort()
+            }
+        } catch {}
+        #expect(model.state.query == "")
+        #expect(shownInside == "", "the object showed the uncommitted draft \(shownInside ?? "nil")")
+        #expect(made?.query == "", "the object kept the rolled-back draft")
     }
 
     @Test("O1: a write on the main actor reaches the object before it returns")

@@ -153,8 +153,8 @@ struct MainActorHopEdgeTests {
         let view = HookedView()
         let token = model.subscribe(view: view)
         #expect(view.rendered.map(\.count) == [1], "the subscribing thread renders the current state itself")
-        model.increment()  // asks the blocked deliverer for another round
-        #expect(view.rendered.map(\.count) == [1])
+        model.increment()  // asks the blocked deliverer for another round, and renders the main-actor view itself
+        #expect(view.rendered.map(\.count) == [1, 2], "a main-actor write reaches the view before it returns")
         gate.release.signal()
         #expect(written.wait(timeout: .now() + 20) == .success)
         await drainMainQueue()

@@ -1,0 +1,94 @@
+import Dispatch
+import ScopeKit
+import Sobreiro
+import SobreiroScopeKit
+import Synchronization
+import TestSupport
+import Testing
+
+private struct Stack: ViewState {
+    var path: [Int] = []
+    /// Written by another thread, whose delivery the test holds.
+    var badge = 0
+}
+
+private struct Page: Identifiable, Equatable, Sendable {
+    let id: Int
+}
+
+private final class PageScope: Scope {
+    let page: Int
+
+    init(page: Int) {
+        self.page = page
+    }
+}
+
+/// A plain view that holds the thread delivering to it inside its first render of a state with a badge, until
+/// released: that thread stays the model's deliverer meanwhile.
+private final class HeldStackView: StatefulView, Sendable {
+    private let hasHeld = Atomic<Bool>(false)
+    private let isInside = Atomic<Bool>(false)
+    private let released = DispatchSemaphore(value: 0)
+
+    func render(state: Stack) {
+        guard state.badge != 0, !hasHeld.exchange(true, ordering: .relaxed) else { return }
+        isInside.store(true, ordering: .releasing)
+        _ = released.wait(timeout: .now() + 20 * sanitizerSlowdown)
+        isInside.store(false, ordering: .releasing)
+    }
+
+    var isHolding: Bool { isInside.load(ordering: .acquiring) }
+
+    func release() { released.signal() }
+}
+
+@Suite("Routes follow a main-actor write before it returns, even while another thread delivers")
+@MainActor
+struct RouteWhileAnotherThreadDeliversTests {
+    /// Suspends until `condition` holds; `false` after 20 seconds, a safety net.
+    private func eventually(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20 * sanitizerSlowdown)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
+    @Test(
+        "G2: pushes and pops written on the main actor are applied before the write returns, while another thread delivers",
+        arguments: [false, true]
+    )
+    func stackFollowsMainActorWrites(isHeldBeforeRoute: Bool) async {
+        let model = ViewModel(initialState: Stack())
+        let held = HeldStackView()
+        let root = RootScope()
+        let stack = Scope()
+        if isHeldBeforeRoute { model.subscribe(view: held) }
+        stack.hostChildren(following: model.map { $0.path.map(Page.init) }) { PageScope(page: $0.id) }
+        root.host(stack)
+        if !isHeldBeforeRoute { model.subscribe(view: held) }
+        let writer = onAnotherThread { model.write { $0.badge = 1 } }
+        #expect(await eventually { held.isHolding })
+
+        var expected: [Int] = []
+        for step in 1...40 {
+            if step % 3 == 0 {
+                model.write { _ = $0.path.popLast() }
+                _ = expected.popLast()
+            } else {
+                model.write { $0.path.append(step) }
+                expected.append(step)
+            }
+            let shown = stack.children.compactMap { ($0 as? PageScope)?.page }
+            #expect(shown == expected, "the stack had not followed the write when it returned")
+        }
+
+        held.release()
+        #expect(await eventually { writer.wait(timeout: .now()) == .success })
+        await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
+        #expect(stack.children.compactMap { ($0 as? PageScope)?.page } == expected)
+        stack.detach()
+    }
+}
