@@ -20,9 +20,8 @@ extension MainActorHop {
     ) -> StateSubscription where Buffer == LatestValue<Value> {
         let hop = MainActorHop(target: target, handler: handler)
         hop.isConnecting = true
-        let thread = ThreadID.current
-        MainActorFollowers.thread.store(thread, ordering: .relaxed)
-        hop.mainActorThread.store(thread, ordering: .relaxed)
+        MainActorFollowers.exist.store(true, ordering: .relaxed)
+        hop.mainActorThread.store(ThreadID.current, ordering: .relaxed)
         let subscription = subscribe { _, value in hop.receiveTraced(value) }
         hop.mainActorThread.store(0, ordering: .relaxed)
         hop.isConnecting = false

@@ -91,7 +91,7 @@ extension ViewModel {
         guard requestRound(on: thread) else {
             // A deliverer is active. If it is another thread, which a render may hold up for long, a write on the main
             // actor still brings the main-actor followers up to date itself.
-            if _slowPath(thread == MainActorFollowers.thread.load(ordering: .relaxed)), !isDelivering(on: thread) {
+            if _slowPath(MainActorFollowers.exist.load(ordering: .relaxed)), !isDelivering(on: thread) {
                 catchUpMainActorFollowersWhenTransactionEnds()
             }
             return nil

@@ -3,11 +3,11 @@ public import SobreiroPrimitives
 extension ViewModel {
     /// Subscribes a renderer isolated to the main actor and renders the current state into it at once.
     ///
-    /// A write made on the main queue renders `view` before it returns, unless `view` is rendering: a write made
-    /// from its own `render` renders it right after that render returns, never inside it. A write on any other
-    /// thread schedules the render on the main actor; writes that land before that render runs are coalesced, so
-    /// `view` renders only the latest of them and never ends on a stale state, even if the model is released
-    /// meanwhile. The model holds `view` weakly.
+    /// A write made on the main queue renders `view` before it returns, even while another thread is delivering
+    /// this model's states, unless `view` is rendering: a write made from its own `render` renders it right after
+    /// that render returns, never inside it. A write on any other thread schedules the render on the main actor;
+    /// writes that land before that render runs are coalesced, so `view` renders only the latest of them and never
+    /// ends on a stale state, even if the model is released meanwhile. The model holds `view` weakly.
     ///
     /// ```swift
     /// @MainActor func viewDidLoad() {
@@ -39,7 +39,7 @@ extension ViewModel {
 
 extension ViewModel {
     /// Makes the transaction ending on this thread bring the model's followers on the main actor up to date once it
-    /// unlocks, if this is the main thread. Called under the lock by a transaction that committed a change while
+    /// unlocks, if it runs on the main queue. Called under the lock by a transaction that committed a change while
     /// another thread delivers, and so only asked that thread for another round.
     ///
     /// That thread may be held up for as long as a render on it takes, and a write on the main actor must reach the

@@ -6,8 +6,9 @@ import SobreiroPrimitives
 /// observe through `Observation`, field by field.
 ///
 /// Make one with ``Sobreiro/ViewModel/observed()`` or ``Sobreiro/StateProjection/observed()``. It is a renderer of
-/// the model on the main actor, like any `MainActorStatefulView`: writes made on any thread reach it in
-/// commit order, a burst of them costs one update, and it always ends on the model's latest state. It holds the
+/// the model on the main actor, like any `MainActorStatefulView`: a write made on the main actor reaches it before
+/// the write returns, even while another thread is delivering the model's states; writes made on other threads
+/// reach it in commit order, a burst of them costs one update, and it always ends on the model's latest state. It holds the
 /// model strongly; the model holds it weakly, so releasing it ends its subscription.
 ///
 /// Read the fields of the state as its own properties. Each read tells `Observation` which field the reader
@@ -31,7 +32,7 @@ import SobreiroPrimitives
 /// readers are invalidated at every new state.
 ///
 /// The object never sets its own state: ``binding(_:set:)`` gives input controls a value whose writes go to the
-/// model, and come back through the model's delivery.
+/// model, and come back through the model's delivery before the write returns.
 ///
 /// UIKit code reads it where UIKit tracks `Observation` itself (`layoutSubviews()`, `updateProperties()` on the
 /// systems that support it) or inside `withObservationTracking`. A controller that redraws every field from each

@@ -3,8 +3,9 @@
 /// Make one with ``ObservedState/binding(_:set:)``, which reads a field of the observed state and passes each
 /// write to a model method or a transaction that you name. The binding never stores the value: a write changes
 /// the model, and the new state comes back to the control through the model's delivery. Written on the main
-/// actor, as controls write, it reaches the observed state before the write returns, so a text field never
-/// shows a stale value.
+/// actor, as controls write, it reaches the observed object before the write returns, even while another thread
+/// is delivering the model's states, and from a projection's object as from a model's: a text field reads back
+/// the value it has just written, and keeps every keystroke.
 ///
 /// SwiftUI's `Binding` is made from it in one line:
 ///

@@ -5,8 +5,9 @@ extension ViewModel {
     /// through `Observation`.
     ///
     /// The object renders the current state before this returns, then every committed change, on the main actor:
-    /// a write made on the main actor updates it before the write returns, and writes made on other threads
-    /// reach it in order, coalesced, ending on the latest state. It holds this model strongly, and this model
+    /// a write made on the main actor updates it before the write returns, even while another thread is
+    /// delivering this model's states, and writes made on other threads reach it in order, coalesced, ending on
+    /// the latest state. It holds this model strongly, and this model
     /// holds it weakly: releasing the object ends its subscription, and it counts in `subscriberCount` until
     /// then. Each call makes a new object.
     ///
@@ -33,8 +34,9 @@ extension StateProjection {
     /// `Observation`.
     ///
     /// The object gets a new value only when the projected value changes, so the model's other changes never
-    /// reach its readers. Delivery and lifetime are as for ``Sobreiro/ViewModel/observed()``: the object holds
-    /// this projection, and with it the model.
+    /// reach its readers. Delivery and lifetime are as for ``Sobreiro/ViewModel/observed()``: a write made on the
+    /// main actor updates it before the write returns, even while another thread delivers; the object holds this
+    /// projection, and with it the model.
     ///
     /// ```swift
     /// let header = list.map(\.header).observed()

@@ -168,13 +168,15 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
     )
 }
 
-/// The thread that main-actor followers were subscribed on: the main thread, once one was; 0 before. A write
-/// compares its thread with it, one load, before anything else decides whether it must bring main-actor followers
-/// up to date itself.
+/// Whether any subscription of the process hands its states to the main actor. A write that finds another thread
+/// delivering reads it, one load, before it asks the main queue whether it runs there (which costs a lookup in the
+/// queue's specific values), to know whether it must bring main-actor followers up to date itself. Not a thread
+/// ID: on Linux, once the main thread has called `dispatchMain()`, the main queue runs on whichever thread
+/// libdispatch picks.
 @usableFromInline
 package enum MainActorFollowers {
     @usableFromInline
-    package static let thread = Atomic<UInt>(0)
+    package static let exist = Atomic<Bool>(false)
 }
 
 extension MainActorHop: MainActorHandOver {

@@ -137,3 +137,12 @@ func eventually(_ condition: @MainActor () -> Bool) async -> Bool {
 func finished(_ done: DispatchSemaphore) async -> Bool {
     await eventually { done.wait(timeout: .now()) == .success }
 }
+
+/// A plain view that takes about 20 µs over each render, so that a thread that writes the model without pause is
+/// its deliverer most of the time when the main actor writes.
+final class SlowView: StatefulView, Sendable {
+    func render(state: ScreenState) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        while DispatchTime.now().uptimeNanoseconds - start < 20_000 {}
+    }
+}
