@@ -26,7 +26,8 @@ extension MainActorHop {
         hop.mainActorThread.store(0, ordering: .relaxed)
         hop.isConnecting = false
         hop.serve(subscription)
-        subscription.mainActorHop = hop
+        // A live subscription that `subscribe` kept under the same key keeps the hop its states already go through.
+        if subscription.mainActorHop == nil { subscription.mainActorHop = hop }
         return subscription
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Sobreiro
 import SobreiroObservation
+import SobreiroPrimitives
 import Synchronization
 import TestSupport
 import Testing
@@ -229,6 +230,21 @@ struct MainActorWriteTests {
         await drainMainQueue()
         #expect(view.query == "oak")
         token.cancel()
+    }
+
+    /// A main-actor write that finds a state waiting in a follower's hop hands it over through that hop: a view
+    /// subscribed again keeps its subscription, whose states still go through the hop of the first subscribe.
+    @Test("V3, V4: a main-actor view subscribed again keeps the hop its states go through")
+    func subscribingAgainKeepsTheHop() {
+        let model = ScreenModel()
+        let view = QueryView()
+        let first = model.map(\.query).subscribe(view: view)
+        let hop = first.mainActorHop
+        let second = model.map(\.query).subscribe(view: view)
+
+        #expect(second === first, "the live subscription was kept")
+        #expect(hop != nil && second.mainActorHop === hop, "the kept subscription points at a hop it does not use")
+        first.cancel()
     }
 
     /// A renderer that writes its model from its own render, while another thread delivers: the nested write reaches
