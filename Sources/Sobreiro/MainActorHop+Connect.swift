@@ -8,9 +8,9 @@ package typealias MainActorStateHop<Value: Equatable & Sendable> = MainActorHop<
 
 extension MainActorHop {
     /// Subscribes `target` through a new hop: `subscribe` makes the subscription with the hop's `receive`, and a
-    /// first value it delivers on this thread reaches `handler` before this returns. The subscription is marked as
-    /// followed on the main actor, so that a write made on the main actor reaches `handler` before it returns even
-    /// while another thread delivers.
+    /// first value it delivers on this thread reaches `handler` before this returns. The subscription keeps the hop
+    /// (`mainActorHop`), so that a write made on the main actor reaches `handler` before it returns even while
+    /// another thread delivers.
     @inlinable
     @MainActor
     package static func connect<Value>(

@@ -23,8 +23,8 @@ public class StateSubscription: @unchecked Sendable, Hashable {
     /// The hop that hands this subscription's states to the main actor, if it has one: a write made on the main
     /// actor while another thread delivers then brings the subscription up to date itself, and has the hop hand
     /// over at once what waits in it, before the write returns (see
-    /// `ViewModel.catchUpMainActorFollowersWhenTransactionEnds()`). Set by the hop's `connect`; only code on the main queue
-    /// reads or writes it, one block at a time, so it needs no lock.
+    /// `ViewModel.catchUpMainActorFollowersWhenTransactionEnds()`). Set by the hop's `connect`; only code on the
+    /// main queue reads or writes it, one block at a time, so it needs no lock.
     @usableFromInline
     @exclusivity(unchecked)
     package var mainActorHop: (any MainActorHandOver)?

@@ -41,8 +41,8 @@ public protocol StatefulView: AnyObject, SendableMetatype {
 ///
 /// Subscribing it (`subscribe(view:)`) from the main actor renders the current state at once.
 /// A write made on the main queue renders it before the write returns, even while another thread is delivering
-/// the model's states; a write made anywhere else reaches the view asynchronously on the main actor. Several such writes are coalesced, and the view always ends on the
-/// latest state. Renders never nest: a state committed while `render` runs, by `render` itself for instance,
+/// the model's states; a write made anywhere else reaches the view asynchronously on the main actor. Several such
+/// writes are coalesced, and the view always ends on the latest state. Renders never nest: a state committed while `render` runs, by `render` itself for instance,
 /// is rendered right after it returns.
 ///
 /// ```swift

@@ -77,9 +77,9 @@ extension ViewModel {
     ///
     /// `onChange` receives the current state before this returns. A change committed on the main queue reaches
     /// it before the write returns, even while another thread is delivering `model`'s states, unless `onChange` is
-    /// running: a change it commits itself reaches it right after it returns, never inside it. A change committed on another thread reaches it asynchronously on the
-    /// main actor, coalesced with the changes that land before it runs, so it always ends on the latest
-    /// state and never receives an older one after a newer one.
+    /// running: a change it commits itself reaches it right after it returns, never inside it. A change committed
+    /// on another thread reaches it asynchronously on the main actor, coalesced with the changes that land before
+    /// it runs, so it always ends on the latest state and never receives an older one after a newer one.
     ///
     /// ```swift
     /// @MainActor
