@@ -97,7 +97,7 @@ import SobreiroPrimitives
 
         /// Adds `demand`, and sends the waiting state if nobody is sending.
         package func request(_ demand: Subscribers.Demand) {
-            precondition(demand > 0, "request a demand of at least one value: Combine forbids requesting .none")
+            if demand <= 0 { fatalError("request a demand of at least one value: Combine forbids requesting .none") }
             let first = lock.withLock { () -> (Downstream, Output)? in
                 guard downstream != nil else { return nil }
                 self.demand += demand
