@@ -1,7 +1,7 @@
-import SobreiroPrimitives
-
 #if canImport(Combine)
     package import Combine
+    import Sobreiro
+    import SobreiroPrimitives
 
     /// One subscriber's subscription to a ``StatePublisher``: the demand it requested, the latest state it has not
     /// sent, and the model's subscription that feeds it.
