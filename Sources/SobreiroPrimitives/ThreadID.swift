@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-    public import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-    public import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    public import Musl
+    import Musl
 #endif
 
 /// Identifies the calling thread; never 0, so 0 can mean "no thread".
@@ -16,15 +16,17 @@
 @usableFromInline
 package enum ThreadID {
     /// The calling thread's number, read anew at every call.
-    @inlinable
+    ///
+    /// Not inlinable: one call, with the key at hand inside, costs fewer instructions than the key's accessor and
+    /// the slot's read inlined into every caller.
+    @usableFromInline
     package static var current: UInt {
         if let stored = pthread_getspecific(key) { return UInt(bitPattern: stored) }
         return numberCurrentThread()
     }
 
     /// The slot of every thread that holds its number, once the thread has asked for it.
-    @usableFromInline
-    static let key: pthread_key_t = {
+    private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
         if status != 0 { fatalError("Sobreiro could not create a thread-specific key (error \(status))") }
@@ -32,9 +34,8 @@ package enum ThreadID {
     }()
 
     /// Records the calling thread's number in its slot: the bits of its `pthread_t`, unique among live threads.
-    @usableFromInline
     @inline(never)
-    static func numberCurrentThread() -> UInt {
+    private static func numberCurrentThread() -> UInt {
         let number = bits(of: pthread_self())
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: number))
         return number
