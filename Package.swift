@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SobreiroScopeKit", targets: ["SobreiroScopeKit"]),
         .library(name: "SobreiroTesting", targets: ["SobreiroTesting"]),
         .library(name: "SobreiroObservation", targets: ["SobreiroObservation"]),
+        .library(name: "SobreiroCombine", targets: ["SobreiroCombine"]),
         .executable(name: "Playground", targets: ["Playground"]),
     ],
     targets: [
@@ -27,6 +28,9 @@ let package = Package(
         ),
         // A product of its own, so that only apps that render through Observation link its module.
         .target(name: "SobreiroObservation", dependencies: ["SobreiroPrimitives", "Sobreiro"]),
+        // A model's states as a Combine publisher, where Combine exists: a product of its own, so that Sobreiro's
+        // module compiles the same on every platform.
+        .target(name: "SobreiroCombine", dependencies: ["SobreiroPrimitives", "Sobreiro"]),
         .executableTarget(
             name: "Playground",
             dependencies: ["SobreiroPrimitives", "Sobreiro", "ScopeKit", "SobreiroScopeKit", "SobreiroObservation"],

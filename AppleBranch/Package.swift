@@ -1,11 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Compiles the `#if canImport(Combine)` branches of ScopeKit and Sobreiro on Linux, where no Combine exists: a
-// stand-in module named `Combine` re-exports OpenCombine, and ScopeKit, Sobreiro, SobreiroTrace and ScopeKit's
-// tests are built from the root package's own sources, with the lock of Apple platforms. SwiftPM refuses a target
-// path outside the package root, so Sources/ScopeKit, Sources/Sobreiro, Sources/SobreiroPrimitives,
-// Sources/SobreiroTrace and Tests/ScopeKitTests here are committed symlinks into the root package.
+// Compiles the `#if canImport(Combine)` branches of ScopeKit and SobreiroCombine on Linux, where no Combine exists:
+// a stand-in module named `Combine` re-exports OpenCombine, and ScopeKit, Sobreiro, SobreiroCombine, SobreiroTrace
+// and ScopeKit's tests are built from the root package's own sources, with the lock of Apple platforms. SwiftPM
+// refuses a target path outside the package root, so Sources/ScopeKit, Sources/Sobreiro, Sources/SobreiroCombine,
+// Sources/SobreiroPrimitives, Sources/SobreiroTrace and Tests/ScopeKitTests here are committed symlinks into the
+// root package.
 //
 // A package of its own, like Benchmarks/, so that OpenCombine never enters the graph of Sobreiro's users.
 // Linux only: on Apple platforms the root package already compiles this branch against the real Combine, and the
@@ -22,12 +23,14 @@ let package = Package(
         .target(name: "SobreiroPrimitives", swiftSettings: [.define("SOBREIRO_APPLE_LOCK")]),
         .target(name: "SobreiroTrace", dependencies: ["SobreiroPrimitives"]),
         .target(name: "ScopeKit", dependencies: ["Combine", "SobreiroPrimitives", "SobreiroTrace"]),
-        .target(name: "Sobreiro", dependencies: ["Combine", "SobreiroPrimitives", "SobreiroTrace"]),
+        .target(name: "Sobreiro", dependencies: ["SobreiroPrimitives", "SobreiroTrace"]),
+        .target(name: "SobreiroCombine", dependencies: ["Combine", "SobreiroPrimitives", "Sobreiro"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ScopeKitTests", dependencies: ["ScopeKit", "TestSupport"]),
         .testTarget(name: "CombineBranchTests", dependencies: ["ScopeKit"]),
         .testTarget(
-            name: "StatePublisherTests", dependencies: ["Combine", "SobreiroPrimitives", "Sobreiro", "TestSupport"]
+            name: "StatePublisherTests",
+            dependencies: ["Combine", "SobreiroPrimitives", "Sobreiro", "SobreiroCombine", "TestSupport"]
         ),
     ]
 )

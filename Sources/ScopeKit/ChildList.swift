@@ -79,7 +79,7 @@ package struct ChildList {
 
     /// Removes `child`, which must be in this list.
     mutating func remove(_ child: Behavior) {
-        guard let slot = slot(of: child) else { preconditionFailure("ScopeKit: a child lost its slot") }
+        guard let slot = slot(of: child) else { fatalError("ScopeKit: a child lost its slot") }
         child.slot = -1
         if slot == slots.count - 1 {
             slots.removeLast()

@@ -44,7 +44,7 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
 
     /// Hands the slot to `thread` while nobody else can claim it (the subscription is not yet shared).
     @inlinable
-    func hold(for thread: UInt) {
+    package func hold(for thread: UInt) {
         caller.store(thread, ordering: .sequentiallyConsistent)
     }
 
@@ -54,7 +54,7 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
     ///   unlocking if a lock is held.
     @inlinable
     @inline(__always)
-    func giveUp() -> Bool {
+    package func giveUp() -> Bool {
         caller.exchange(0, ordering: .sequentiallyConsistent) & 1 != 0
     }
 

@@ -19,7 +19,7 @@ protocol TransactionLock: AnyObject, Sendable {
 /// that cycle. Recording costs nothing on the fast paths: only a cancel that meets a running call, and a thread
 /// that finds a model's lock taken, come here.
 @usableFromInline
-enum CallWaiting {
+package enum CallWaiting {
     private struct Shared {
         /// What each waiting thread waits for.
         var waits: [UInt: Wait] = [:]
@@ -70,7 +70,7 @@ enum CallWaiting {
 
     /// Wakes every waiting cancel, so that each checks its condition again.
     @usableFromInline
-    static func wakeAll() {
+    package static func wakeAll() {
         condition.withLock { condition.broadcast() }
     }
 

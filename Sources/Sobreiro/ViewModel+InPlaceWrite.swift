@@ -89,14 +89,15 @@ extension ViewModel {
     final func checkNestedChangeStands(draft: consuming State, found: consuming State) {
         var draft = draft
         var found = found
-        precondition(
-            Self.isUnchanged(&draft, from: &found),
-            """
-            A transaction nested in write { $0 … } changed the state while the closure also changed its \
-            copy $0, so one change would be lost. Make the nested change through $0, or write the outer \
-            transaction as write { state = … } so that nested ones join it.
-            """
-        )
+        if !Self.isUnchanged(&draft, from: &found) {
+            fatalError(
+                """
+                A transaction nested in write { $0 … } changed the state while the closure also changed its \
+                copy $0, so one change would be lost. Make the nested change through $0, or write the outer \
+                transaction as write { state = … } so that nested ones join it.
+                """
+            )
+        }
         releaseWhenTransactionEnds(draft)
         releaseWhenTransactionEnds(found)
     }

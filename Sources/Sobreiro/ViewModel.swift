@@ -129,10 +129,12 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
         }
         @inlinable
         set {
-            precondition(
-                transactionOwner.load(ordering: .relaxed) == ThreadID.current,
-                "ViewModel.state was set outside a transaction: wrap the change in write { state = … } or update { … }"
-            )
+            if transactionOwner.load(ordering: .relaxed) != ThreadID.current {
+                fatalError(
+                    "ViewModel.state was set outside a transaction: wrap the change in write { state = … } or "
+                        + "update { … }"
+                )
+            }
             current = newValue
             assignments &+= 1
         }

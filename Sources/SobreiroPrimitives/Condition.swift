@@ -34,7 +34,7 @@ package struct Condition: ~Copyable, @unchecked Sendable {
         storage.initialize(to: Storage())
         let mutexResult = pthread_mutex_init(mutex, nil)
         let conditionResult = pthread_cond_init(condition, nil)
-        precondition(mutexResult == 0 && conditionResult == 0, "cannot create a condition: pthread error")
+        if mutexResult != 0 || conditionResult != 0 { fatalError("Sobreiro could not create a pthread condition") }
     }
 
     deinit {

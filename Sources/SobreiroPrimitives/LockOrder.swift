@@ -120,7 +120,7 @@
             var key = pthread_key_t()
             // The destructor's argument is optional on some C libraries and not on others; `release` takes either.
             let result = pthread_key_create(&key) { pointer in release(pointer) }
-            precondition(result == 0, "cannot create thread-local storage for the lock-order check")
+            if result != 0 { fatalError("Sobreiro could not create thread-local storage for the lock-order check") }
             return key
         }()
 

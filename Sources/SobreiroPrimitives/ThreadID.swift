@@ -1,24 +1,48 @@
 #if canImport(Darwin)
-    public import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-    public import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    public import Musl
+    import Musl
 #endif
 
 /// Identifies the calling thread; never 0, so 0 can mean "no thread".
+///
+/// Every "am I inside this transaction, this delivery, this call?" of the package asks it, from code that inlines
+/// into async functions. So it is read through `pthread_getspecific`, a call whose result the optimizer must not
+/// reuse. `pthread_self()` is declared `const`: once inlined into an async function, an optimized build may read it
+/// once and keep the value after an `await` that resumed the task on another thread. That thread's transaction
+/// would then look like the caller's own.
 @usableFromInline
 package enum ThreadID {
-    /// The calling thread's `pthread_t`, as a number: a pointer on Apple platforms and an integer elsewhere, the same
-    /// size on every platform the package supports.
-    @inlinable
+    /// The calling thread's number, read anew at every call.
+    ///
+    /// Not inlinable: one call, with the key at hand inside, costs fewer instructions than the key's accessor and
+    /// the slot's read inlined into every caller.
+    @usableFromInline
     package static var current: UInt {
-        number(pthread_self())
+        if let stored = pthread_getspecific(key) { return UInt(bitPattern: stored) }
+        return numberCurrentThread()
     }
 
-    /// The bits of `thread`, whichever of the two types it has here.
-    @inlinable
-    static func number<Thread>(_ thread: Thread) -> UInt {
+    /// The slot of every thread that holds its number, once the thread has asked for it.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        if status != 0 { fatalError("Sobreiro could not create a thread-specific key (error \(status))") }
+        return key
+    }()
+
+    /// Records the calling thread's number in its slot: the bits of its `pthread_t`, unique among live threads.
+    @inline(never)
+    private static func numberCurrentThread() -> UInt {
+        let number = bits(of: pthread_self())
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: number))
+        return number
+    }
+
+    /// The bits of `thread`: a pointer on Apple platforms and an integer elsewhere, the same size on both.
+    private static func bits<Thread>(of thread: Thread) -> UInt {
         unsafeBitCast(thread, to: UInt.self)
     }
 }

@@ -31,7 +31,7 @@ extension ChildrenRoute {
         for identity in coming where hosted[identity] != nil && !replaced.contains(identity) {
             Staying.duplicate(identity)
         }
-        preconditionFailure("hostChildren(following:): the route lost track of its children")
+        fatalError("hostChildren(following:): the route lost track of its children")
     }
 
     /// The identities of the middle of a new collection; traps if one repeats.
@@ -66,7 +66,7 @@ extension ChildrenRoute {
 
         @inlinable
         static func duplicate(_ identity: ID) -> Never {
-            preconditionFailure(
+            fatalError(
                 "hostChildren(following:): two elements have the id \(identity); give each element a distinct id")
         }
     }

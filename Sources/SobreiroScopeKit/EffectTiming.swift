@@ -136,8 +136,8 @@ public struct EffectTiming: Sendable {
         multiplier: Double = 2,
         clock: C = ContinuousClock()
     ) -> EffectTiming where C.Duration == Duration {
-        precondition(retries >= 0, "retrying(upTo:) needs a number of retries of 0 or more, not \(retries)")
-        precondition(multiplier >= 1, "retrying(multiplier:) needs delays that do not shrink: pass 1 or more")
+        if retries < 0 { fatalError("retrying(upTo:) needs a number of retries of 0 or more, not \(retries)") }
+        if !(multiplier >= 1) { fatalError("retrying(multiplier:) needs delays that do not shrink: pass 1 or more") }
         let retry = RetryPolicy(
             retries: retries,
             initialDelay: initialDelay,

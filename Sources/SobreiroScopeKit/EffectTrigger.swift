@@ -97,11 +97,12 @@ public final class EffectTrigger<Input: Sendable>: Sendable {
             current = connection
             return true
         }
-        precondition(
-            isFree,
-            "an EffectTrigger drives one effect at a time, and this one already has an active effect: give each "
-                + "effect a trigger of its own, and each model instance its own triggers"
-        )
+        if !isFree {
+            fatalError(
+                "an EffectTrigger drives one effect at a time, and this one already has an active effect: give each "
+                    + "effect a trigger of its own, and each model instance its own triggers"
+            )
+        }
     }
 
     /// Ends `connection`, if it is still the effect of this trigger.

@@ -133,7 +133,7 @@ private final class EventHandler<Event>: MainActorHopSubscription {
 
     /// Calls the handler unless it is cancelled. The channel delivers one event at a time, so the slot is free.
     func receive(_ event: Event) {
-        guard slot.beginCall() else { preconditionFailure("two threads deliver to one event handler") }
+        guard slot.beginCall() else { fatalError("Sobreiro: two threads delivered to one event handler at once") }
         // After claiming the slot: a cancel either is seen here or waits for this call.
         if !isCancelled.load(ordering: .sequentiallyConsistent) { handler(event) }
         slot.endCall()

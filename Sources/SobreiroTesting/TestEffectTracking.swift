@@ -38,7 +38,7 @@ private final class OriginTracker: EffectTracker {
     /// The operation of the current task, which ``run(_:)`` made current.
     private func currentOperation() -> EffectOperation {
         guard let operation = EffectOperation.current, operation.activity === activity else {
-            preconditionFailure("EffectTracker.park() and unpark() must be called by an operation, inside run(_:)")
+            fatalError("EffectTracker.park() and unpark() must be called by an operation, inside run(_:)")
         }
         return operation
     }

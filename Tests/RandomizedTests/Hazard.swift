@@ -15,6 +15,8 @@ enum HazardFamily: String, CaseIterable, Sendable, CustomStringConvertible {
     case sequences
     /// `TestClock` sleeps racing cancellations.
     case clock
+    /// Tasks that write to one model across `await`, in every form of a write, beside an effect writing back.
+    case asyncWriters
 
     var description: String { rawValue }
 }
@@ -66,6 +68,9 @@ enum Hazard: Equatable, Sendable {
 
     // clock
     case sleepAndCancel(sleepers: Int, spin: Int)
+
+    // asyncWriters
+    case writeAcrossAwait(tasks: Int, rounds: Int, dwell: Int)
 }
 
 extension Hazard {
@@ -127,6 +132,8 @@ extension Hazard {
             }
         case .clock:
             return .sleepAndCancel(sleepers: 20 + value * 5, spin: g.below(400))
+        case .asyncWriters:
+            return .writeAcrossAwait(tasks: 2 + a + b, rounds: 25 + value * 25, dwell: g.below(300))
         }
     }
 
@@ -178,6 +185,7 @@ extension Hazard: CustomStringConvertible {
         case .toggleActivation: ".toggleActivation"
         case .churn(let n, let a): ".churn(iterators: \(n), ofActivation: \(a))"
         case .sleepAndCancel(let n, let s): ".sleepAndCancel(sleepers: \(n), spin: \(s))"
+        case .writeAcrossAwait(let t, let r, let d): ".writeAcrossAwait(tasks: \(t), rounds: \(r), dwell: \(d))"
         }
     }
 }

@@ -19,6 +19,7 @@ enum HazardRun {
         let base: UInt64 =
             switch family {
             case .clock: 4
+            case .asyncWriters: 6
             case .sequences: 12
             default: 25
             }

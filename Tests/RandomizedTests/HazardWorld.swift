@@ -27,6 +27,7 @@ final class HazardWorld {
             case .effects: EffectStage(findings: findings)
             case .sequences: SequenceStage(findings: findings)
             case .clock: ClockStage(findings: findings)
+            case .asyncWriters: AsyncWriterStage(findings: findings)
             }
     }
 

@@ -119,8 +119,8 @@ struct ListRoutingTests {
     }
 
     @Test("two elements with the same id trap, naming the fix")
-    func duplicateIdentity() async {
-        await #expect(processExitsWith: .failure) {
+    func duplicateIdentity() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             await MainActor.run {
                 let navigation = ViewModel(initialState: Navigation(path: [Screen(id: 1), Screen(id: 1)]))
                 let stack = Scope()
@@ -128,5 +128,9 @@ struct ListRoutingTests {
                 RootScope().host(stack)
             }
         }
+        // The message survives optimized builds too: the suite runs in release as well.
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("two elements have the id"))
+        #expect(message.contains("give each element a distinct id"))
     }
 }

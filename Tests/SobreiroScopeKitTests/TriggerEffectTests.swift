@@ -152,8 +152,8 @@ struct TriggerEffectTests {
     }
 
     @Test("a trigger given to two effects at once stops the program, naming the fix")
-    func oneEffectPerTrigger() async {
-        await #expect(processExitsWith: .failure) {
+    func oneEffectPerTrigger() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             await MainActor.run {
                 let trigger = EffectTrigger<Void>()
                 let model = FeedModel { _, activation in
@@ -168,5 +168,7 @@ struct TriggerEffectTests {
                 withExtendedLifetime(host) {}
             }
         }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("give each effect a trigger of its own"))
     }
 }

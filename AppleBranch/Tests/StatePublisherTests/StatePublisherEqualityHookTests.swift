@@ -2,6 +2,7 @@ import Combine
 import Dispatch
 import Foundation
 import Sobreiro
+import SobreiroCombine
 import SobreiroPrimitives
 import Synchronization
 import TestSupport

@@ -1,5 +1,6 @@
 import Combine
 import Sobreiro
+import SobreiroCombine
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Combine
 import Dispatch
 import Sobreiro
+import SobreiroCombine
 import Synchronization
 import TestSupport
 import Testing

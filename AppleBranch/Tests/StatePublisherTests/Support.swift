@@ -1,6 +1,7 @@
 import Combine
 import Dispatch
 import Sobreiro
+import SobreiroCombine
 import SobreiroPrimitives
 import Synchronization
 import Testing

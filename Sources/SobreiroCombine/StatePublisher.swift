@@ -1,12 +1,13 @@
 #if canImport(Combine)
     public import Combine
+    public import Sobreiro
 
     /// The states of a view model, or the values of a projection, as a Combine publisher that never fails.
     ///
     /// Get one from ``ViewModel/publisher`` or ``StateProjection/publisher``. Each subscriber gets a subscription of
     /// its own to the model: first the state current when it subscribes, then each committed change that differs
     /// from the previous state, in commit order, as the model delivers them to any subscriber (see
-    /// <doc:ThreadingAndReentrancy>). It never sends two equal values in a row, and never an older value after a
+    /// the threading article of Sobreiro's documentation). It never sends two equal values in a row, and never an older value after a
     /// newer one.
     ///
     /// ```swift

@@ -1,7 +1,7 @@
-import SobreiroPrimitives
-
 #if canImport(Combine)
     package import Combine
+    import Sobreiro
+    import SobreiroPrimitives
 
     /// One subscriber's subscription to a ``StatePublisher``: the demand it requested, the latest state it has not
     /// sent, and the model's subscription that feeds it.
@@ -97,7 +97,7 @@ import SobreiroPrimitives
 
         /// Adds `demand`, and sends the waiting state if nobody is sending.
         package func request(_ demand: Subscribers.Demand) {
-            precondition(demand > 0, "request a demand of at least one value: Combine forbids requesting .none")
+            if demand <= 0 { fatalError("request a demand of at least one value: Combine forbids requesting .none") }
             let first = lock.withLock { () -> (Downstream, Output)? in
                 guard downstream != nil else { return nil }
                 self.demand += demand

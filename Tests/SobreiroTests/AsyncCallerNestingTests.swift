@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+import Sobreiro
+import Synchronization
+import Testing
+
+/// A task executor with two threads of its own; each job runs on the thread that `target` names when it is queued.
+/// A test moves a task from one thread to the other at an `await` it chooses, which the cooperative pool never
+/// promises.
+private final class TwoThreadExecutor: TaskExecutor, @unchecked Sendable {
+    /// Which thread runs the jobs queued from now on: 0 or 1.
+    let target = Atomic<Int>(0)
+    private let queues = [DispatchQueue(label: "first thread"), DispatchQueue(label: "second thread")]
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queues[target.load(ordering: .acquiring)].async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// Runs `body` on thread `index`, after the jobs already queued there.
+    func run(on index: Int, _ body: @escaping @Sendable () -> Void) {
+        queues[index].async(execute: body)
+    }
+}
+
+@Suite("Transactions from async callers")
+struct AsyncCallerNestingTests {
+    /// Two writes in one async function, with a suspension between them that resumes on another thread. In an
+    /// optimized build, a write inlined into the function must not reuse the thread it ran on before the
+    /// suspension: that thread is now inside a transaction of the same model, and a write that believed itself on
+    /// it would join that transaction without the lock.
+    @Test("a write after an await that moved the task to another thread waits for the transaction running there")
+    func writeAfterSuspensionTakesTheLock() async {
+        // Given: an executor whose first thread will hold a transaction open when the task resumes on the second.
+        let model = ViewModel(initialState: Counter())
+        let executor = TwoThreadExecutor()
+        let holderInside = DispatchSemaphore(value: 0)
+        let secondWriteDone = DispatchSemaphore(value: 0)
+        let overlapped = Atomic<Bool>(false)
+        let (holderEnded, endHolder) = AsyncStream<Void>.makeStream()
+
+        // When: the task writes on the first thread, moves to the second, and writes again while the first thread
+        // is inside a transaction.
+        await Task(executorPreference: executor) {
+            model.write { $0.count += 1 }
+            executor.target.store(1, ordering: .releasing)
+            executor.run(on: 0) {
+                model.write { state in
+                    state.count += 100
+                    holderInside.signal()
+                    // A write that joined this transaction finishes while it is still open.
+                    if secondWriteDone.wait(timeout: .now() + .milliseconds(500)) == .success {
+                        overlapped.store(true, ordering: .relaxed)
+                        secondWriteDone.signal()
+                    }
+                }
+                endHolder.finish()
+            }
+            await Task.yield()
+            // On the second thread now, a thread of the test's own: waiting here blocks no other task.
+            holderInside.wait()
+            model.write { $0.count += 1 }
+            secondWriteDone.signal()
+        }.value
+        for await _ in holderEnded {}
+
+        // Then: the second write waited for the transaction and lost nothing.
+        let joined = overlapped.load(ordering: .relaxed)
+        #expect(!joined, "a write joined another thread's transaction")
+        #expect(model.state.count == 102)
+    }
+}
