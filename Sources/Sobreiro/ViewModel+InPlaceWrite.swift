@@ -1,4 +1,4 @@
-public import SobreiroPrimitives
+import SobreiroPrimitives
 public import Synchronization
 
 extension ViewModel {
@@ -29,7 +29,7 @@ extension ViewModel {
         // Always inlined: an optimized build specializes this function for the closure of each call site anyway,
         // and inlined into its caller it spares a call and a second frame on every write. The rare paths stay out of
         // line.
-        let thread = ThreadID.current
+        let thread = currentThread
         if transactionOwner.load(ordering: .relaxed) == thread {
             return try writeNested(body)
         }

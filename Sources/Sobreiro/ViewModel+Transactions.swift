@@ -6,7 +6,7 @@ extension ViewModel {
     @inlinable
     @inline(__always)
     final func perform<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        let thread = ThreadID.current
+        let thread = currentThread
         if transactionOwner.load(ordering: .relaxed) == thread {
             return try performNested(body)
         }
@@ -125,7 +125,7 @@ extension ViewModel {
     /// Runs `body` with exclusive access to the guarded fields.
     @inlinable
     final func withLockUnlessInTransaction<R>(_ body: () -> R) -> R {
-        if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
+        if transactionOwner.load(ordering: .relaxed) == currentThread {
             return body()
         }
         #if DEBUG
@@ -144,7 +144,7 @@ extension ViewModel {
         var released = ReleasedSubscribers<State>.none
         let result = withLockUnlessInTransaction { () -> R in
             let result = body(&released)
-            if !released.isEmpty, transactionOwner.load(ordering: .relaxed) == ThreadID.current {
+            if !released.isEmpty, transactionOwner.load(ordering: .relaxed) == currentThread {
                 leftovers.released.take(&released)
                 hasLeftovers = true
             }

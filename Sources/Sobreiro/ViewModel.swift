@@ -82,6 +82,14 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     @usableFromInline
     final let traceFlag = Trace.flag
 
+    /// The slot of each thread's number, kept here for the same reason.
+    @usableFromInline
+    final let threadKey = ThreadID.key
+
+    /// The calling thread's number, read anew at each use: never kept across an `await`.
+    @inlinable
+    final var currentThread: UInt { ThreadID.current(threadKey) }
+
     /// What the running transaction leaves to do once it unlocks. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
@@ -122,14 +130,14 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     public final var state: State {
         @inlinable
         get {
-            if transactionOwner.load(ordering: .relaxed) == ThreadID.current {
+            if transactionOwner.load(ordering: .relaxed) == currentThread {
                 return current
             }
             return snapshotLock.withLock { committed }
         }
         @inlinable
         set {
-            if transactionOwner.load(ordering: .relaxed) != ThreadID.current {
+            if transactionOwner.load(ordering: .relaxed) != currentThread {
                 fatalError(
                     "ViewModel.state was set outside a transaction: wrap the change in write { state = … } or "
                         + "update { … }"

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-    import Darwin
+    public import Darwin
 #elseif canImport(Glibc)
-    import Glibc
+    public import Glibc
 #elseif canImport(Musl)
-    import Musl
+    public import Musl
 #endif
 
 /// Identifies the calling thread; never 0, so 0 can mean "no thread".
@@ -16,17 +16,23 @@
 @usableFromInline
 package enum ThreadID {
     /// The calling thread's number, read anew at every call.
-    ///
-    /// Not inlinable: one call, with the key at hand inside, costs fewer instructions than the key's accessor and
-    /// the slot's read inlined into every caller.
     @usableFromInline
     package static var current: UInt {
+        current(key)
+    }
+
+    /// The calling thread's number, read anew at every call from the slot `key`, which must be ``key``.
+    ///
+    /// For the write path: a model keeps the key, which spares each write the accessor of the global.
+    @inlinable
+    @inline(__always)
+    package static func current(_ key: pthread_key_t) -> UInt {
         if let stored = pthread_getspecific(key) { return UInt(bitPattern: stored) }
         return numberCurrentThread()
     }
 
     /// The slot of every thread that holds its number, once the thread has asked for it.
-    private static let key: pthread_key_t = {
+    package static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
         if status != 0 { fatalError("Sobreiro could not create a thread-specific key (error \(status))") }
@@ -34,8 +40,9 @@ package enum ThreadID {
     }()
 
     /// Records the calling thread's number in its slot: the bits of its `pthread_t`, unique among live threads.
+    @usableFromInline
     @inline(never)
-    private static func numberCurrentThread() -> UInt {
+    static func numberCurrentThread() -> UInt {
         let number = bits(of: pthread_self())
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: number))
         return number
