@@ -24,10 +24,10 @@ final class BlockingScreenView: StatefulView, @unchecked Sendable {
             })
         else { return }
         entered.signal()
-        _ = released.wait(timeout: .now() + 20)
+        _ = released.wait(timeout: .now() + patience)
     }
 
-    func waitUntilBlocked() -> Bool { entered.wait(timeout: .now() + 20) == .success }
+    func waitUntilBlocked() async -> Bool { await signalled(entered) }
     func release() { released.signal() }
 }
 
@@ -47,7 +47,7 @@ struct ObservedCatchUpTests {
         let slow = BlockingScreenView { $0.count == 1 }
         model.subscribe(view: slow)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        #expect(slow.waitUntilBlocked())
+        #expect(await slow.waitUntilBlocked())
 
         // The control writes, then reads the value back to display it, as SwiftUI's TextField does.
         query.value = "ab"
@@ -60,7 +60,7 @@ struct ObservedCatchUpTests {
         #expect(query.value == "ab", "an older state took the object back")
 
         slow.release()
-        expectSignalled(writer)
+        await expectSignalled(writer)
         await drainMainQueue()
         await drainMainQueue()
         #expect(screen.query == "ab", "the object did not end on the latest state")

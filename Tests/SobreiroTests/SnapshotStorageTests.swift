@@ -1,6 +1,7 @@
 import Dispatch
 import Sobreiro
 import Synchronization
+import TestSupport
 import Testing
 
 /// The many-subscriber storage is shared with the snapshot a delivery iterates, and the one-subscriber round is
@@ -8,26 +9,24 @@ import Testing
 @Suite("Snapshot storage and one-subscriber rounds")
 struct SnapshotStorageTests {
     @Test("subscribers added and removed on another thread while a render holds the snapshot do not change it")
-    func changesDuringASnapshotCopyTheStorage() {
+    func changesDuringASnapshotCopyTheStorage() async {
         let model = CounterModel()
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let blocker = ProbeView<Counter> { state in
             guard state.count == 1 else { return }
             entered.signal()
-            release.wait()
+            _ = release.wait(timeout: .now() + patience)
         }
         let leaving = ProbeView<Counter>()
         let late = ProbeView<Counter>()
         let extras = (0..<20).map { _ in ProbeView<Counter>() }
         model.subscribe(view: blocker)
         model.subscribe(view: leaving)
-        let writer = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let writer = onAnotherThread {
             model.increment()
-            writer.signal()
         }
-        #expect(entered.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(entered)
         // The deliverer is inside the round for 1, iterating its snapshot. Change the list under it, past a sweep.
         model.unsubscribe(view: leaving)
         model.subscribe(view: late)
@@ -35,7 +34,7 @@ struct SnapshotStorageTests {
         for view in extras.dropFirst(5) { model.unsubscribe(view: view) }
         model.increment()
         release.signal()
-        #expect(writer.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(writer)
         #expect(blocker.history.map(\.count) == [0, 1, 2])
         #expect(!leaving.history.map(\.count).contains(2))
         #expect(late.history.last?.count == 2)
@@ -119,7 +118,7 @@ struct SnapshotStorageTests {
         #expect(view.history.map(\.count) == Array(0...50))
     }
     @Test("a handler removed while a round's snapshot holds it is released by the deliverer after unlocking")
-    func snapshotHoldsTheLastReference() {
+    func snapshotHoldsTheLastReference() async {
         let model = CounterModel()
         let follower = CounterModel()
         let entered = DispatchSemaphore(value: 0)
@@ -128,7 +127,7 @@ struct SnapshotStorageTests {
         let host = ProbeView<Counter> { state in
             guard state.count == 1, state.label.isEmpty else { return }
             entered.signal()
-            release.wait()
+            _ = release.wait(timeout: .now() + patience)
         }
         model.subscribe(view: host)
         do {
@@ -138,15 +137,13 @@ struct SnapshotStorageTests {
             }
             follower.subscribe(to: model) { _ in _ = captured }
         }
-        let writer = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let writer = onAnotherThread {
             model.increment()
-            writer.signal()
         }
-        #expect(entered.wait(timeout: .now() + 20) == .success)
-        expectCompletes { follower.unsubscribe(from: model) }
+        await expectSignalled(entered)
+        await expectCompletes { follower.unsubscribe(from: model) }
         release.signal()
-        #expect(writer.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(writer)
         #expect(deinits.load(ordering: .relaxed) == 1)
         #expect(host.history.last?.label == "from deinit")
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Sobreiro
 import SobreiroPrimitives
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -38,20 +39,14 @@ func race(times: Int, _ body: @Sendable (Int) -> Void) {
     DispatchQueue.concurrentPerform(iterations: times, execute: body)
 }
 
-/// Runs `body` on another thread and fails the test, instead of hanging it, if `body` has not returned
-/// within `seconds`.
+/// Runs `body` on a thread of its own and fails the test, instead of hanging it, if `body` has not returned
+/// within ``patience``; the caller suspends meanwhile.
 func expectCompletes(
-    within seconds: Double = 20,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () -> Void
-) {
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-        body()
-        done.signal()
-    }
-    let result = done.wait(timeout: .now() + seconds)
-    #expect(result == .success, "deadlock: the work did not finish in \(seconds) s", sourceLocation: sourceLocation)
+) async {
+    let done = await signalled(onAnotherThread(body))
+    #expect(done, "deadlock: the work did not finish in \(Int(patience)) s", sourceLocation: sourceLocation)
 }
 
 /// A view that records what it renders, runs a hook inside each render, and notices if it is ever called

@@ -20,11 +20,11 @@ struct TransactionTests {
     }
 
     @Test("T1: write, update and the in-place write mixed on many threads never deadlock")
-    func mixedTransactionsDoNotDeadlock() {
+    func mixedTransactionsDoNotDeadlock() async {
         let model = CounterModel()
         let view = ProbeView<Counter>()
         model.subscribe(view: view)
-        expectCompletes {
+        await expectCompletes {
             race(times: 6) { index in
                 for _ in 0..<2_000 {
                     switch index % 3 {
@@ -100,10 +100,10 @@ struct TransactionTests {
     }
 
     @Test("T4: a transaction on another thread never exposes its draft")
-    func otherThreadsSeeOnlyCommittedStates() {
+    func otherThreadsSeeOnlyCommittedStates() async {
         let model = CounterModel()
         let draftsSeen = Atomic<Int>(0)
-        expectCompletes {
+        await expectCompletes {
             race(times: 4) { index in
                 for _ in 0..<2_000 {
                     if index == 0 {
