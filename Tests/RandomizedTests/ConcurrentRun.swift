@@ -82,17 +82,15 @@ struct ConcurrentRun: Sendable {
             "seed \(seed): the threads did not finish within \(Int(Self.watchdogSeconds)) s: a deadlock or a "
                 + "livelock (D6)"
         }
-        let finished = DispatchSemaphore(value: 0)
-        for thread in 0..<Self.threads {
-            Thread {
+        let threads = (0..<Self.threads).map { thread in
+            onAnotherThread {
                 var worker = Worker(thread: thread, seed: seed, models: stage.models, bounces: stage.bounces)
                 worker.run(operations: operations)
                 let report = worker.report
                 stage.reports.withLock { $0.append(report) }
-                finished.signal()
-            }.start()
+            }
         }
-        for _ in 0..<Self.threads { finished.wait() }
+        for done in threads { done.wait() }
         watchdog.disarm()
         let reports = stage.reports.withLock { $0 }
         survivors = stage.models.enumerated().map { WeakObject(name: "model \($0.offset)", object: $0.element) }

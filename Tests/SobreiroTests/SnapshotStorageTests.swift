@@ -88,13 +88,15 @@ struct SnapshotStorageTests {
     }
 
     @Test("a lone subscriber's round is never lost when another thread writes while the deliverer resigns")
-    func noLostRoundForALoneSubscriber() {
+    func noLostRoundForALoneSubscriber() async {
         for _ in 0..<300 {
             let model = CounterModel()
             let view = ProbeView<Counter>()
             model.subscribe(view: view)
-            race(times: 4) { _ in
-                for _ in 0..<50 { model.increment() }
+            await expectCompletes {
+                race(times: 4) { _ in
+                    for _ in 0..<50 { model.increment() }
+                }
             }
             #expect(view.history.last == model.state)
             #expect(isStrictlyIncreasing(view.history.map(\.count)))
@@ -149,19 +151,21 @@ struct SnapshotStorageTests {
     }
 
     @Test("many subscribers join and leave on other threads while writers deliver; each ends on the latest state")
-    func churnWhileDelivering() {
+    func churnWhileDelivering() async {
         for _ in 0..<40 {
             let model = CounterModel()
             let stable = (0..<3).map { _ in ProbeView<Counter>() }
             for view in stable { model.subscribe(view: view) }
-            race(times: 4) { index in
-                if index < 2 {
-                    for _ in 0..<100 { model.increment() }
-                } else {
-                    for _ in 0..<30 {
-                        let views = (0..<4).map { _ in ProbeView<Counter>() }
-                        for view in views { model.subscribe(view: view) }
-                        for view in views { model.unsubscribe(view: view) }
+            await expectCompletes {
+                race(times: 4) { index in
+                    if index < 2 {
+                        for _ in 0..<100 { model.increment() }
+                    } else {
+                        for _ in 0..<30 {
+                            let views = (0..<4).map { _ in ProbeView<Counter>() }
+                            for view in views { model.subscribe(view: view) }
+                            for view in views { model.unsubscribe(view: view) }
+                        }
                     }
                 }
             }

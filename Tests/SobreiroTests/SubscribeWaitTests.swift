@@ -69,22 +69,24 @@ struct SubscribeWaitTests {
     }
 
     @Test("D3, D4: writers, re-subscribers and transactions subscribing the same views race")
-    func raceCatchUp() {
+    func raceCatchUp() async {
         let model = CounterModel()
         let views = (0..<4).map { _ in ProbeView<Counter>() }
         for view in views { model.subscribe(view: view) }
-        race(times: 8) { index in
-            for step in 0..<300 {
-                switch index % 4 {
-                case 0: model.write { $0.count += 1 }
-                case 1: model.subscribe(view: views[step % 4])
-                case 2:
-                    model.write {
-                        model.subscribe(view: views[(step + 1) % 4]); model.state.count += 1
+        await expectCompletes {
+            race(times: 8) { index in
+                for step in 0..<300 {
+                    switch index % 4 {
+                    case 0: model.write { $0.count += 1 }
+                    case 1: model.subscribe(view: views[step % 4])
+                    case 2:
+                        model.write {
+                            model.subscribe(view: views[(step + 1) % 4]); model.state.count += 1
+                        }
+                    default:
+                        model.unsubscribe(view: views[step % 4])
+                        model.subscribe(view: views[step % 4])
                     }
-                default:
-                    model.unsubscribe(view: views[step % 4])
-                    model.subscribe(view: views[step % 4])
                 }
             }
         }

@@ -34,9 +34,13 @@ final class CounterModel: ViewModel<Counter>, @unchecked Sendable {
     }
 }
 
-/// Runs `body` on many threads at once.
-func race(times: Int, _ body: @Sendable (Int) -> Void) {
-    DispatchQueue.concurrentPerform(iterations: times, execute: body)
+/// Runs `body` on many threads at once, each a thread of its own, and returns when every one has returned.
+///
+/// Not `DispatchQueue.concurrentPerform`: its workers are threads of the pool, which other tests may hold. Call it
+/// from a thread of its own too (`expectCompletes`), since it blocks its caller.
+func race(times: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let threads = (0..<times).map { index in onAnotherThread { body(index) } }
+    for done in threads { done.wait() }
 }
 
 /// Runs `body` on a thread of its own and fails the test, instead of hanging it, if `body` has not returned

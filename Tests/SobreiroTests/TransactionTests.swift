@@ -8,12 +8,14 @@ private struct Failure: Error {}
 @Suite("Transactions")
 struct TransactionTests {
     @Test("T1: concurrent writes from many threads lose no update")
-    func concurrentWritesAreAtomic() {
+    func concurrentWritesAreAtomic() async {
         // Given
         let model = CounterModel()
         // When
-        race(times: 8) { _ in
-            for _ in 0..<5_000 { model.write { $0.count += 1 } }
+        await expectCompletes {
+            race(times: 8) { _ in
+                for _ in 0..<5_000 { model.write { $0.count += 1 } }
+            }
         }
         // Then
         #expect(model.state.count == 40_000)

@@ -17,13 +17,33 @@ public let patience: Double = 60 * sanitizerSlowdown
 public let patientWait: Duration = .seconds(patience)
 
 /// Runs `body` on a thread of its own and returns a semaphore signalled when it has returned.
+///
+/// `body`, and all it captured, is let go of before the signal: a `Thread` keeps its closure until it is itself
+/// deallocated, which may come after a test has checked that an object died.
 public func onAnotherThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
     let done = DispatchSemaphore(value: 0)
+    let work = Work(body)
     Thread {
-        body()
+        work.run()
         done.signal()
     }.start()
     return done
+}
+
+/// A closure that the thread running it lets go of once it has returned.
+private final class Work: @unchecked Sendable {
+    // Set at creation, then read and cleared by the one thread that runs it.
+    private var body: (@Sendable () -> Void)?
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
+
+    func run() {
+        let body = self.body
+        self.body = nil
+        body?()
+    }
 }
 
 /// Waits, suspending, until `semaphore` is signalled, for at most `seconds`; whether it was.
