@@ -117,7 +117,7 @@ struct TransactionSubscribeLeftoverTests {
             _ = subscribed
         }
         // Let the transaction reach its wait for the paused render.
-        try? await Task.sleep(for: .milliseconds(300))
+        await expectEventually { slowToken.isWaitedForByCancel }
         let cancel = onAnotherThread { token.withLock { $0 }?.cancel() }
         let cancelEarly = await signalled(cancel, within: 0.3)
         gate.release()
@@ -145,7 +145,7 @@ struct TransactionSubscribeLeftoverTests {
                 slowToken.cancel()
             }
         }
-        try? await Task.sleep(for: .milliseconds(300))
+        await expectEventually { slowToken.isWaitedForByCancel }
         holder.withLock { $0 = nil }
         gate.release()
         await expectSignalled(writer)
