@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Testing
 
 @Suite("Randomized threads against the delivery guarantees")
@@ -8,7 +9,7 @@ struct ConcurrentFuzzTests {
         // On a thread of its own, not one of the few threads that run every test's tasks: a race that holds one of
         // those for seconds would starve the tests that await work from other tasks.
         let report: String? = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Self.firstFailure()) }
+            Thread { continuation.resume(returning: Self.firstFailure()) }.start()
         }
         if let report {
             print(report)

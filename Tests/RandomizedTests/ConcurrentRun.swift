@@ -3,6 +3,7 @@ import Foundation
 import Sobreiro
 import SobreiroPrimitives
 import Synchronization
+import TestSupport
 
 /// A randomized run on several threads at once: each thread writes to shared models, subscribes and drops its
 /// own views, and changes what its own model follows, while views write re-entrantly from their renders.
@@ -15,6 +16,9 @@ struct ConcurrentRun: Sendable {
     static let threads = 4
     static let models = 3
     static let viewsPerThread = 2
+    /// A safety net that ends the process, naming the seed, if the threads of one run never finish: far beyond
+    /// what a run takes on a busy machine, which is a few seconds.
+    static let watchdogSeconds = 10 * patience
 
     let seed: UInt64
     let operationsPerThread: Int
@@ -72,17 +76,21 @@ struct ConcurrentRun: Sendable {
     private func race(survivors: inout [WeakObject]) -> [String] {
         let stage = Stage()
         let (seed, operations) = (seed, operationsPerThread)
-        // The calling thread takes part: on a machine with two cores, a race started from a thread that then
-        // waits would leave a single thread to run every worker in turn.
-        let watchdog = Watchdog(seconds: 120) {
-            "seed \(seed): the threads did not finish within 120 s: a deadlock or a livelock (D6)"
+        // Threads of their own, not dispatch workers: on Linux those are the threads of the cooperative pool, and a
+        // worker that waits for another worker's render would wait for a thread the pool may never give it.
+        let watchdog = Watchdog(seconds: Int(Self.watchdogSeconds)) {
+            "seed \(seed): the threads did not finish within \(Int(Self.watchdogSeconds)) s: a deadlock or a "
+                + "livelock (D6)"
         }
-        DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
-            var worker = Worker(thread: thread, seed: seed, models: stage.models, bounces: stage.bounces)
-            worker.run(operations: operations)
-            let report = worker.report
-            stage.reports.withLock { $0.append(report) }
+        let threads = (0..<Self.threads).map { thread in
+            onAnotherThread {
+                var worker = Worker(thread: thread, seed: seed, models: stage.models, bounces: stage.bounces)
+                worker.run(operations: operations)
+                let report = worker.report
+                stage.reports.withLock { $0.append(report) }
+            }
         }
+        for done in threads { done.wait() }
         watchdog.disarm()
         let reports = stage.reports.withLock { $0 }
         survivors = stage.models.enumerated().map { WeakObject(name: "model \($0.offset)", object: $0.element) }

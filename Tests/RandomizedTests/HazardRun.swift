@@ -30,12 +30,14 @@ enum HazardRun {
         FuzzConfiguration.integer("SOBREIRO_FUZZ_STEPS").map(Int.init) ?? (FuzzConfiguration.isExtended ? 120 : 40)
     }
 
-    /// Longer than any step's own waits (`waitLimit`), which allow for every suite running at once on two cores.
-    static let stepTimeout: Double = 15 * sanitizerSlowdown
+    /// Longer than any step's own waits (`waitLimit`). A safety net, not a budget: a step takes milliseconds, and
+    /// only a step that never ends, on however busy a machine, reaches it.
+    static let stepTimeout: Double = 2 * patience
 
-    /// How long a step waits for threads and tasks before it calls them stuck: the whole suite at once can starve
-    /// two cores for seconds, and for far longer under a sanitizer.
-    static let waitLimit: Double = 10 * sanitizerSlowdown
+    /// How long a step waits for threads and tasks before it calls them stuck. A safety net too: the whole suite at
+    /// once, beside other work, can starve two cores for seconds, and a sanitizer slows everything; a step that
+    /// keeps its oracles never waits this long, so only a failing run pays it.
+    static let waitLimit: Double = patience
 
     /// Runs every seed of `family`; the report of the first failure, or `nil`.
     static func firstFailure(of family: HazardFamily) async -> String? {

@@ -40,8 +40,12 @@ final class HazardWorld {
     }
 }
 
-/// A gate a test double waits at: armed by one step, it stops the next caller of `pass()` there, on whatever
-/// thread that caller runs, until another step opens it. The interleaving is the steps', not the scheduler's.
+/// A gate a test double waits at: armed by one step, it stops the next caller of `pass()` there, until another step
+/// opens it. The interleaving is the steps', not the scheduler's.
+///
+/// Only a thread that `writeElsewhere` started stops: a thread of the cooperative pool, such as one that runs an
+/// effect's write-back, passes and leaves the gate armed. Held at the gate, it would be one of the few threads
+/// that every test's tasks share, and the effect runs that a step waits for could wait for it in turn.
 final class Gate: Sendable {
     private let state = Locked<(isArmed: Bool, waiting: Int)>((false, 0))
     private let opening = DispatchSemaphore(value: 0)
@@ -56,9 +60,10 @@ final class Gate: Sendable {
         state.withLock { $0.waiting > 0 }
     }
 
-    /// Waits at the gate if it is armed (disarming it), for at most 20 s: a gate nobody opens must not hang
-    /// the run for good.
+    /// Waits at the gate if it is armed (disarming it), for at most `HazardRun.waitLimit`: a gate nobody opens
+    /// must not hang the run for good.
     func pass() {
+        guard Thread.current.threadDictionary[Self.stoppableKey] != nil else { return }
         let mustWait = state.withLock { state -> Bool in
             guard state.isArmed else { return false }
             state.isArmed = false
@@ -66,9 +71,12 @@ final class Gate: Sendable {
             return true
         }
         guard mustWait else { return }
-        _ = opening.wait(timeout: .now() + 20)
+        _ = opening.wait(timeout: .now() + HazardRun.waitLimit)
         state.withLock { $0.waiting -= 1 }
     }
+
+    /// Marks a thread whose callers of `pass()` an armed gate stops.
+    static let stoppableKey = "SobreiroHazardGateStops"
 
     /// Disarms the gate and lets a waiting caller go; waits until it has left.
     func open() {
@@ -88,6 +96,7 @@ func writeElsewhere(stoppingAt gate: Gate, findings: Findings, _ write: @escapin
     let wasHolding = gate.isHolding
     // A thread of its own, not a dispatch worker: the concurrent runs may keep every worker busy for seconds.
     Thread {
+        Thread.current.threadDictionary[Gate.stoppableKey] = true
         write()
         returned.increment()
     }.start()
@@ -115,8 +124,8 @@ final class MainQueueHold: @unchecked Sendable {
         let entered = DispatchSemaphore(value: 0)
         DispatchQueue.main.async { [self] in
             entered.signal()
-            // A driver that hangs must not keep the main queue for good.
-            while posted.wait(timeout: .now() + 20) == .success {
+            // A driver that hangs must not keep the main queue for good; one slowed by a busy machine must keep it.
+            while posted.wait(timeout: .now() + HazardRun.stepTimeout) == .success {
                 guard runNextCommand() else { break }
                 done.signal()
             }

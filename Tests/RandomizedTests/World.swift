@@ -120,7 +120,7 @@ final class World {
         for record in records.values {
             guard let model = record.model, model.activations > 0 else { continue }
             // Settling waits for the main queue too, which another suite's steps may hold for a while.
-            await SobreiroTesting.settleEffects(of: model, timeout: .seconds(5 * sanitizerSlowdown))
+            await SobreiroTesting.settleEffects(of: model, timeout: patientWait)
         }
     }
 }

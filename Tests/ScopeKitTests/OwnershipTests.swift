@@ -67,8 +67,11 @@ struct OwnershipTests {
         do {
             let root = RootScope()
             root.host(orphan)
-            #expect(orphan.state == .active)
-            _ = journal.take()
+            // Optimized code may release `root` after its last use: the tree must stand until the block ends.
+            withExtendedLifetime(root) {
+                #expect(orphan.state == .active)
+                _ = journal.take()
+            }
         }
         #expect(orphan.state == .detached)
         #expect(orphan.host == nil)

@@ -83,7 +83,7 @@ struct ObservedDeliveryTests {
             await drainMainQueue()
             seen.append(screen.count)
         }
-        expectSignalled(done)
+        await expectSignalled(done)
         await drainMainQueue()
 
         #expect(screen.count == writes)

@@ -4,6 +4,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 /// R5 for scoped work: a delivery that another thread had already started when the behavior deactivated never
@@ -12,7 +13,7 @@ import Testing
 @MainActor
 struct DeactivationRaceTests {
     @Test("R5: an upstream handler running during deactivation has written before the deactivation returns")
-    func upstreamDeliveryRacingDeactivation() {
+    func upstreamDeliveryRacingDeactivation() async {
         let upstream = ViewModel(initialState: Feed())
         let entered = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
@@ -21,7 +22,7 @@ struct DeactivationRaceTests {
             let subscription = model.subscribe(to: upstream) { [model] upstream in
                 guard upstream.count == 1 else { return }
                 entered.signal()
-                released.wait()
+                _ = released.wait(timeout: .now() + patience)
                 model.write { $0.count = upstream.count }
             }
             subscription.store(in: activation)
@@ -37,11 +38,11 @@ struct DeactivationRaceTests {
             upstream.write { $0.count = 1 }
             writerDone.signal()
         }.start()
-        #expect(entered.wait(timeout: .now() + 20) == .success)
-        // Lets the handler go once the deactivation is known to wait for it, or after a time limit.
+        await expectSignalled(entered)
+        // Lets the handler go once the deactivation is known to wait for it, or after a safety net of time.
         let releaserDone = DispatchSemaphore(value: 0)
         Thread {
-            let deadline = Date() + 20
+            let deadline = Date() + patience
             while token.withLock({ $0 })?.isWaitedForByCancel != true && Date() < deadline { usleep(1000) }
             released.signal()
             releaserDone.signal()
@@ -50,8 +51,8 @@ struct DeactivationRaceTests {
         screen.detach()
         let afterDeactivation = model.state.count
 
-        #expect(releaserDone.wait(timeout: .now() + 30) == .success)
-        #expect(writerDone.wait(timeout: .now() + 30) == .success)
+        await expectSignalled(releaserDone)
+        await expectSignalled(writerDone)
         #expect(afterDeactivation == 1, "the deactivation returned before the running handler had finished")
         #expect(model.state.count == afterDeactivation)
         token.withLock { $0 = nil }  // the token's handler holds the model, whose hook holds the token

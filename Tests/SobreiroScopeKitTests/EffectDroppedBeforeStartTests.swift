@@ -3,6 +3,7 @@ import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 /// Holds the behavior that a cancellation handler detaches, on the main actor.
@@ -47,7 +48,7 @@ struct EffectDroppedBeforeStartTests {
         #expect(holder.behavior?.state == .detached)
 
         // Then, once every operation has returned, the run of the second state never called its operation
-        await expectEffectsStopped(of: model, timeout: .seconds(20))
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(calls.withLock { $0 } == ["first"], "an operation started after its effect ended")
         #expect(model.state.results == [])
         // The model's closure holds the holder, which holds the behavior that holds the model.

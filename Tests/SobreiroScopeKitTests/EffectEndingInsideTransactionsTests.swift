@@ -21,12 +21,12 @@ struct EffectEndingInsideTransactionsTests {
         }
         let root = RootScope()
         let behavior = hostBound(model, under: root)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         let before = model.versionedState.version
         behavior.detach()
         let after = model.versionedState.version
         #expect(after == before, "the deactivation committed version \(after) over \(before)")
-        _ = await stoppedWithin(seconds: 5, model)
+        _ = await stoppedWithin(model)
     }
 
     /// A trigger's reduce that cancels its own trigger (a failure that gives up) runs inside the write-back's
@@ -51,12 +51,12 @@ struct EffectEndingInsideTransactionsTests {
                 trigger.send()
                 return (model, host)
             }
-            _ = done.wait(timeout: .now() + 10)
+            _ = await signalled(done)
             try? await Task.sleep(for: .milliseconds(200))
             // The tree ends and the model's effects stop before the process exits, so that nothing of them is
             // still in flight when LeakSanitizer looks at the heap.
             await MainActor.run { model.1.deactivate() }
-            await expectEffectsStopped(of: model.0)
+            await expectEffectsStopped(of: model.0, timeout: patientWait)
         }
         let stderr = String(decoding: child?.standardErrorContent ?? [], as: UTF8.self)
         #expect(!stderr.contains("A transaction nested in write { $0 … } changed"), "\(stderr.prefix(300))")

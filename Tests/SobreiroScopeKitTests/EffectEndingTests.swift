@@ -1,8 +1,10 @@
 import Dispatch
+import Foundation
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 @Suite("B3: ending an effect fences the write-backs under way")
@@ -17,8 +19,10 @@ struct EffectEndingTests {
             activation.effect(when: { $0.phase == "loading" }) { _ in
                 "done"
             } reduce: { state, result in
+                // The write-back's task holds a thread of the pool here; the release comes from a thread of the
+                // test's own, which needs no thread of the pool to run.
                 entered.open(true)
-                release.wait()
+                _ = release.wait(timeout: .now() + patience)
                 state.results.append(result.get())
             }
         }
@@ -29,8 +33,13 @@ struct EffectEndingTests {
         #expect(reached == true, "the write-back never reached its reduce")
 
         // When the behavior deactivates while the reduce is held, and the reduce is let go only later
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { release.signal() }
+        // Not a dispatch worker: on Linux the workers are the threads of the pool, which may all be held.
+        let releaser = onAnotherThread {
+            Thread.sleep(forTimeInterval: 0.2)
+            release.signal()
+        }
         behavior.detach()
+        await expectSignalled(releaser)
 
         // Then the deactivation returned after the write-back committed, never before
         #expect(model.state.results == ["done"], "the deactivation returned while a write-back was committing")
@@ -64,7 +73,7 @@ struct EffectEndingTests {
         finish.open(true)
 
         // Then its result is dropped
-        await expectEffectsStopped(of: model, timeout: .seconds(20))
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(model.state.results == [])
     }
 }

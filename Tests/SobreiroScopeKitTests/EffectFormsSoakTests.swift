@@ -3,6 +3,7 @@ import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 struct Browser: ViewState {
@@ -82,7 +83,7 @@ struct EffectFormsSoakTests {
             let scores = Broadcast<Int>()
             let model = BrowserModel(clock: clock, scores: scores)
             let host = Host(model)
-            await settleEffects(of: model)
+            await settleEffects(of: model, timeout: patientWait)
 
             model.write { $0.query = "o" }
             await clock.advance(by: .milliseconds(100))
@@ -90,7 +91,7 @@ struct EffectFormsSoakTests {
             let taps = [model.refreshing.send(), model.refreshing.send()]
             model.load()
             scores.send(2)
-            await settleEffects(of: model)
+            await settleEffects(of: model, timeout: patientWait)
             await clock.advance(by: .seconds(1))
 
             let expected = Browser(
@@ -101,7 +102,7 @@ struct EffectFormsSoakTests {
             #expect(model.state == expected, "round \(round)")
             #expect(taps == [.delivered, .throttled], "round \(round)")
             host.deactivate()
-            await expectEffectsStopped(of: model)
+            await expectEffectsStopped(of: model, timeout: patientWait)
             #expect(scores.listeners == 0, "round \(round)")
             if model.state != expected { break }
         }

@@ -3,6 +3,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 /// The long-lived forms report their task as an operation of the model's effects, as effect runs do: what
@@ -21,14 +22,14 @@ struct EffectFormsTrackingTests {
                 if points == 2 {
                     folding.open(true)
                     // Bounded, so that a failure cannot hang the suite.
-                    _ = release.wait(timeout: .now() + .seconds(10))
+                    _ = release.wait(timeout: .now() + patience)
                 }
                 state.count += points
             }
         }
         let host = Host(model)
         scores.send(1)
-        await settleEffects(of: model, timeout: .seconds(20))
+        await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.count == 1)
         let activity = try #require(EffectActivity.of(model), "the stream reports to the model's tracking")
         #expect(activity.running == 1, "waiting for its next element, the stream still runs")
@@ -37,11 +38,11 @@ struct EffectFormsTrackingTests {
         _ = await folding.wait()
         #expect(!activity.isWaitingForMainQueue, "folding an element, the stream is not parked")
         release.signal()
-        await settleEffects(of: model, timeout: .seconds(20))
+        await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.count == 3)
 
         host.deactivate()
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(activity.running == 0)
     }
 
@@ -65,12 +66,12 @@ struct EffectFormsTrackingTests {
         #expect(!activity.isWaitingForMainQueue, "a poll that runs is not parked")
 
         answer.open(5)
-        await settleEffects(of: model, timeout: .seconds(20))
+        await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.count == 5)
         #expect(activity.running == 1, "sleeping on the clock until the next poll, the poller still runs")
 
         host.deactivate()
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(activity.running == 0)
     }
 }

@@ -5,15 +5,21 @@ import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 /// A view that blocks in `render` for the first state that matches `isSlow`, until the test releases it: while it
 /// blocks, the thread that delivers to it cannot deliver to the subscribers after it.
+///
+/// Only the thread that ``write(_:to:)`` starts ever blocks here. Were the slow state delivered by another thread, a
+/// thread of the shared pool that runs an effect's write-back, blocking it would hold up the tasks of every test, and
+/// could deadlock with what the test awaits: that render records a failure instead.
 final class SlowView: StatefulView, @unchecked Sendable {
     private let isSlow: @Sendable (Feed) -> Bool
     private let entered = Gate<Bool>()
     private let released = DispatchSemaphore(value: 0)
     private let hasBlocked = Locked(false)
+    private let writer = Locked<Thread?>(nil)
 
     init(blockingOn isSlow: @escaping @Sendable (Feed) -> Bool) {
         self.isSlow = isSlow
@@ -28,18 +34,26 @@ final class SlowView: StatefulView, @unchecked Sendable {
             return
         }
         entered.open(true)
-        released.wait()
+        guard let writer = writer.withLock({ $0 }), Thread.current == writer else {
+            Issue.record("the slow state \(state) was delivered on another thread than its writer's")
+            return
+        }
+        _ = released.wait(timeout: .now() + patience)
     }
 
     /// Writes `change` on a thread of its own, which then blocks delivering it to this view; returns once it does.
     /// A thread of its own: a blocked thread of the shared pool would hold up the tasks of the tests.
+    ///
+    /// - Returns: A semaphore signalled once the write has returned.
     func write(_ change: @escaping @Sendable (inout Feed) -> Void, to model: FeedModel) async -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
+        let thread = Thread {
             model.write(change)
             done.signal()
         }
-        _ = await entered.wait()
+        writer.withLock { $0 = thread }
+        thread.start()
+        _ = await withDeadline { await self.entered.wait() }
         return done
     }
 
@@ -54,9 +68,9 @@ final class SlowView: StatefulView, @unchecked Sendable {
 func effectsStopped(of model: FeedModel) async {
     guard let activity = EffectActivity.of(model) else { return }
     let stopped = await activity.wait(until: .stopped) { expire in
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: expire)
+        DispatchQueue.global().asyncAfter(deadline: .now() + patience, execute: expire)
     }
-    #expect(stopped, "the effects did not stop within 20 s")
+    #expect(stopped, "the effects did not stop within \(Int(patience)) s")
 }
 
 @Suite("B3: effects never write into a state that has moved on")
@@ -91,7 +105,7 @@ struct EffectFreshnessTests {
         // Then the run's result is dropped
         #expect(model.state.results == [], "the run for \"a\" wrote into \(model.state)")
         view.release()
-        writer.wait()
+        await expectSignalled(writer)
         behavior.detach()
     }
 
@@ -131,7 +145,7 @@ struct EffectFreshnessTests {
         #expect(model.state.results == ["", "C"], "the run for \"a\" wrote into \(model.state)")
 
         view.release()
-        writer.wait()
+        await expectSignalled(writer)
         await effectsStopped(of: model)
         #expect(model.state.results == ["", "C", ""], "the run for \"a\" wrote into \(model.state)")
         behavior.detach()
@@ -167,7 +181,7 @@ struct EffectFreshnessTests {
         await valueChecked(since: checked, by: checks)
         model.write { $0.query = "a" }
         view.release()
-        writer.wait()
+        await expectSignalled(writer)
 
         // Then the run writes its result into the state that holds its value again, rather than leave it
         // without an answer for good
@@ -200,7 +214,7 @@ struct EffectFreshnessTests {
 
         // The delivery of "b" reaches the effect, then "a" again: a change of the value, which starts a run.
         view.release()
-        writer.wait()
+        await expectSignalled(writer)
         await effectsStopped(of: model)
         #expect(model.state.results == ["A", "A"])
         behavior.detach()
@@ -263,7 +277,7 @@ struct EffectFreshnessTests {
         model.write { $0.query = "q2" }
         model.write { $0.query = "q3" }
         view.release()
-        writer.wait()
+        await expectSignalled(writer)
         await effectsStopped(of: model)
 
         // Each run is a task of its own, so the two may record in either order.

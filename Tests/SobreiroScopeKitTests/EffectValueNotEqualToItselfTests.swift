@@ -3,6 +3,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 /// A reading whose value may be NaN, which is not equal to itself.
@@ -45,16 +46,16 @@ struct EffectValueNotEqualToItselfTests {
         let behavior = hostBound(model, under: root)
 
         // No other state ever commits: the run's trigger is the committed state itself.
-        let stopped = await stoppedWithin(seconds: 3, model)
+        let stopped = await stoppedWithin(model)
         #expect(stopped, "the run for the NaN reading never ended: its write-back waits for a state that never comes")
         #expect(model.state.answers == [], "a NaN value counts as changed at every state: \(model.state.answers.count)")
         behavior.detach()  // ends the effect, which resumes the waiting write-back
-        _ = await stoppedWithin(seconds: 5, model)
+        _ = await stoppedWithin(model)
     }
 }
 
 /// Whether the effects of `model` stopped running within `seconds`.
-func stoppedWithin(seconds: Double, _ model: some AnyObject & Sendable) async -> Bool {
+func stoppedWithin(seconds: Double = patience, _ model: some AnyObject & Sendable) async -> Bool {
     guard let activity = EffectActivity.of(model) else { return true }
     return await activity.wait(until: .stopped) { expire in
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: expire)

@@ -4,6 +4,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 /// A state whose synthesized `==` is not reflexive while `reading` is NaN, as any state with a `Double` can be.
@@ -45,7 +46,7 @@ struct EffectWriteBackTests {
         let behavior = hostBound(model, under: root)
         model.write { $0.phase = "loading" }
 
-        let loaded = await withDeadline(seconds: 5) {
+        let loaded = await withDeadline {
             for await state in model.states where state.phase == "loaded" { return true }
             return false
         }
@@ -75,8 +76,8 @@ struct EffectWriteBackTests {
                 else { return state.query }
                 closureEntered.signal()
                 // Under the model's lock, this waits for the writer, which waits for the model's lock: the
-                // timeout turns that cycle into a finding instead of a hang.
-                if userLock.lock(before: Date().addingTimeInterval(3)) {
+                // timeout turns that cycle into a finding instead of a hang; only a cycle ever reaches it.
+                if userLock.lock(before: Date().addingTimeInterval(patience)) {
                     userLock.unlock()
                 } else {
                     cycle.withLock { $0 = true }
@@ -104,21 +105,14 @@ struct EffectWriteBackTests {
         Thread.detachNewThread {
             userLock.lock()
             held.signal()
-            _ = closureEntered.wait(timeout: .now() + 3)
+            _ = closureEntered.wait(timeout: .now() + patience)
             model.write { $0.count += 1 }
             userLock.unlock()
             writerDone.signal()
         }
-        held.wait()
+        await expectSignalled(held)
         gate.open("A")
-        await withDeadline {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    writerDone.wait()
-                    continuation.resume()
-                }
-            }
-        }
+        await expectSignalled(writerDone)
         await effectsStopped(of: model)
 
         #expect(!cycle.withLock { $0 }, "the value closure ran under the model's lock, in a cycle with the user's lock")
@@ -161,8 +155,8 @@ struct EffectWriteBackTests {
                     done.signal()
                 }
             }
-            for _ in 0..<3 { done.wait() }
-            let finished = await withDeadline(seconds: 10) {
+            for _ in 0..<3 { await expectSignalled(done) }
+            let finished = await withDeadline {
                 for await state in model.states where !state.results.isEmpty && state.level == state.count {
                     return true
                 }

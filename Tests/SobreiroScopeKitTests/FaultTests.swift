@@ -3,6 +3,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 /// A view that runs `onRender` inside each render.
@@ -115,18 +116,20 @@ struct FaultTests {
         let slow = HookView { state in
             guard state.count == 1 else { return }
             entered.signal()
-            release.wait()
+            _ = release.wait(timeout: .now() + patience)
         }
         slowModel.subscribe(view: slow)
         let fastView = HookView()
         fastModel.subscribe(view: fastView)
 
-        DispatchQueue.global().async { slowModel.write { $0.count = 1 } }
-        entered.wait()
+        // A thread of its own blocks in the slow render, never one of the pool or the main thread.
+        let writer = onAnotherThread { slowModel.write { $0.count = 1 } }
+        await expectSignalled(entered)
         await withDeadline {
             for count in 1...10_000 { fastModel.write { $0.count = count } }
         }
         release.signal()
+        await expectSignalled(writer)
 
         #expect(fastView.counts.last == 10_000)
         _ = await firstState(of: slowModel) { $0.count == 1 }

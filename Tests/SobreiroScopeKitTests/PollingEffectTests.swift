@@ -2,6 +2,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 @Suite("F1: polling")
@@ -34,7 +35,7 @@ struct PollingEffectTests {
         let polls = RunLog()
         let model = pollModel(clock: clock, polls: polls)
         let host = Host(model)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.count == 1)
 
         await clock.advance(by: .seconds(3))
@@ -50,18 +51,18 @@ struct PollingEffectTests {
         let polls = RunLog()
         let model = pollModel(clock: clock, polls: polls, whileLive: true)
         let host = Host(model)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         #expect(polls.all.isEmpty)
 
         model.write { $0.query = "live" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .seconds(2))
         model.write { $0.query = "paused" }
         await clock.advance(by: .seconds(5))
         #expect(polls.all == ["poll@0", "poll@1000", "poll@2000"])
 
         model.write { $0.query = "live" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         #expect(polls.all.last == "poll@7000")
         #expect(model.state.count == 4)
         host.deactivate()
@@ -73,13 +74,13 @@ struct PollingEffectTests {
         let polls = RunLog()
         let model = pollModel(clock: clock, polls: polls, latency: .milliseconds(500))
         let host = Host(model)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .milliseconds(250))
 
         host.deactivate()
         await clock.advance(by: .seconds(10))
 
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(polls.all == ["poll@0"])
         #expect(model.state.count == 0)
     }
@@ -91,13 +92,13 @@ struct PollingEffectTests {
         let model = pollModel(clock: clock, polls: polls, latency: .milliseconds(500), whileLive: true)
         let host = Host(model)
         model.write { $0.query = "live" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .milliseconds(250))
 
         model.write { $0.query = "paused" }
         await clock.advance(by: .seconds(10))
 
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(polls.all == ["poll@0"])
         #expect(model.state.count == 0)
         host.deactivate()

@@ -22,7 +22,7 @@ final class HoldingView: StatefulView, @unchecked Sendable {
         guard isSlow(state), !blocked.withLock({ $0 }) else { return }
         blocked.withLock { $0 = true }
         rendering.signal()
-        _ = release.wait(timeout: .now() + 20)
+        _ = release.wait(timeout: .now() + patience)
     }
 }
 
@@ -50,17 +50,17 @@ struct PollingFreshnessTests {
         let host = Host(model)
 
         let writer = onAnotherThread { model.write { $0.query = "paused" } }
-        #expect(view.rendering.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(view.rendering)
         #expect(model.state.query == "paused")
         poll.open(42)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         let state = model.state
         view.release.signal()
-        expectSignalled(writer)
+        await expectSignalled(writer)
         #expect(state.count == 0, "the poll wrote \(state.count) into a state whose query is \(state.query)")
         subscription.cancel()
         host.deactivate()
-        _ = await stoppedWithin(seconds: 5, model)
+        _ = await stoppedWithin(model)
     }
 
     /// The predicate holds on the copy of the state that a poll's write checks, but another state commits before
@@ -86,18 +86,18 @@ struct PollingFreshnessTests {
         let host = Host(model)
 
         poll.open(42)
-        #expect(check.checking.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(check.checking)
         let writer = onAnotherThread { model.write { $0.query = "paused" } }
-        #expect(view.rendering.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(view.rendering)
         check.release.signal()
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         let state = model.state
         view.release.signal()
-        expectSignalled(writer)
+        await expectSignalled(writer)
         #expect(state.count == 0, "the poll wrote \(state.count) into a state whose query is \(state.query)")
         subscription.cancel()
         host.deactivate()
-        _ = await stoppedWithin(seconds: 5, model)
+        _ = await stoppedWithin(model)
     }
 }
 
@@ -121,7 +121,7 @@ private final class PredicateHold: Sendable {
             }
             if blocks {
                 checking.signal()
-                _ = release.wait(timeout: .now() + 20)
+                _ = release.wait(timeout: .now() + patience)
             }
             return holds
         }

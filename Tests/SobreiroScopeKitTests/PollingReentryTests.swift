@@ -1,6 +1,7 @@
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 /// A polling predicate that writes to its own model runs inside the poller's subscription: its write comes after
@@ -25,12 +26,12 @@ struct PollingReentryTests {
             }
         }
         let host = Host(model)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.query == "live")
         #expect(polls.all == ["poll@0"])
 
         model.write { $0.query = "stop" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.query == "live")
         await clock.advance(by: .seconds(1))
         #expect(polls.all.count >= 2)

@@ -155,13 +155,21 @@ private func releaseActiveRoutedTree() {
             return selection.map { _ in ClosingDetail(session: session) { cancellations.increment() } }
         }
         root.host(router)
-        precondition(router.children.count == 1 && built == 1, "the route should host the detail")
-        (weakRouter, weakChild) = (router, router.children.first)
+        // Optimized code may release `root` after its last use: the tree must stand until the block ends.
+        withExtendedLifetime(root) {
+            check(router.children.count == 1 && built == 1, "the route should host the detail")
+            (weakRouter, weakChild) = (router, router.children.first)
+        }
     }
-    precondition(session.state.selection == nil, "the detail's willDeactivate should have run")
-    precondition(cancellations.value == 1, "the detail's work should be cancelled once, not \(cancellations.value)")
-    precondition(built == 1, "a route whose scope is going should build nothing, but built \(built) children")
-    precondition(weakRouter == nil && weakChild == nil, "the router and its child should be freed")
+    check(session.state.selection == nil, "the detail's willDeactivate should have run")
+    check(cancellations.value == 1, "the detail's work should be cancelled once, not \(cancellations.value)")
+    check(built == 1, "a route whose scope is going should build nothing, but built \(built) children")
+    check(weakRouter == nil && weakChild == nil, "the router and its child should be freed")
+}
+
+/// Stops the process with `message` unless `condition` holds; unlike `precondition`, its message survives `-O`.
+private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError(message()) }
 }
 
 /// Counts from any thread.

@@ -184,8 +184,8 @@ struct StateSequenceTests {
         model.write { $0.count = 2 }
 
         // Then each copy resumes, with one state each, in the order they began waiting.
-        #expect(await withDeadline(seconds: 5) { await received[0].wait() } == .some(.some(1)))
-        #expect(await withDeadline(seconds: 5) { await received[1].wait() } == .some(.some(2)))
+        #expect(await withDeadline { await received[0].wait() } == .some(.some(1)))
+        #expect(await withDeadline { await received[1].wait() } == .some(.some(2)))
     }
 
     enum Ending: CaseIterable, Sendable {
@@ -211,7 +211,7 @@ struct StateSequenceTests {
 
         // Then every copy resumes with nil.
         for (index, gate) in received.enumerated() {
-            let value = await withDeadline(seconds: 5) { await gate.wait() }
+            let value = await withDeadline { await gate.wait() }
             #expect(value == .some(.some(nil)), "copy \(index) should finish")
         }
         #expect(model == nil || model?.subscriberCount == 0)

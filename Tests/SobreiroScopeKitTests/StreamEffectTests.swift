@@ -2,6 +2,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 @Suite("F2: streams folded into the state while the activation lasts")
@@ -27,7 +28,7 @@ struct StreamEffectTests {
         let host = Host(model)
 
         for points in [3, 2, 1] { scores.send(points) }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
 
         states.expect(Feed(), Feed(count: 3), Feed(count: 5), Feed(count: 6))
         host.deactivate()
@@ -41,11 +42,11 @@ struct StreamEffectTests {
 
         scores.send(1)
         scores.fail(Offline())
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
 
         #expect(model.state.count == 1)
         #expect(model.state.failure == "offline (attempt 0)")
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         host.deactivate()
     }
 
@@ -55,17 +56,17 @@ struct StreamEffectTests {
         let model = scoreModel(scores)
         let host = Host(model)
         scores.send(1)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
 
         host.deactivate()
         scores.send(10)
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(scores.ended == 1, "the iteration was cancelled")
         #expect(model.state.count == 1)
 
         host.reactivate()
         scores.send(100)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.count == 101)
         #expect(scores.listeners == 1)
         host.deactivate()
@@ -93,7 +94,7 @@ struct StreamEffectTests {
         host.deactivate()
         release.open(true)
 
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(model.state.count == 0)
     }
 
@@ -108,7 +109,7 @@ struct StreamEffectTests {
         let host = Host(model)
 
         league.write { $0.count = 4 }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
 
         #expect(model.state.level == 4)
         host.deactivate()

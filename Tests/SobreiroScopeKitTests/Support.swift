@@ -1,8 +1,10 @@
 import Dispatch
+import Foundation
 import ScopeKit
 import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 struct Feed: ViewState {
@@ -172,21 +174,27 @@ final class LiveCount: Sendable {
     }
 }
 
-/// Runs `body`, failing the test instead of hanging it if `body` has not returned within `seconds`.
+/// Runs `body`, failing the test instead of hanging it if `body` has not returned within `seconds`: a safety net
+/// against a hang, which no run reaches however busy the machine.
 func withDeadline<R: Sendable>(
-    seconds: Double = 20,
+    seconds: Double = patience,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () async -> R
 ) async -> R? {
     let result = await withTaskGroup(of: R?.self) { group in
         group.addTask { await body() }
+        // The alarm rings from a thread of its own: a dispatch worker, like a task, may wait behind a stuck pool.
+        let finished = DispatchSemaphore(value: 0)
         group.addTask {
             let alarm = Gate<Bool>()
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { alarm.open(true) }
+            Thread {
+                if finished.wait(timeout: .now() + seconds) == .timedOut { alarm.open(true) }
+            }.start()
             _ = await alarm.wait()
             return nil
         }
         let first = await group.next() ?? nil
+        finished.signal()
         group.cancelAll()
         return first
     }

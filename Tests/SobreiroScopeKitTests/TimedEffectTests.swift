@@ -2,6 +2,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 @Suite("F1: debounced, throttled and retried effects")
@@ -29,7 +30,7 @@ struct TimedEffectTests {
 
         for (query, pause) in [("o", 100), ("oa", 100), ("oak", 299)] {
             model.write { $0.query = query }
-            await settleEffects(of: model)
+            await settleEffects(of: model, timeout: patientWait)
             await clock.advance(by: .milliseconds(pause))
         }
         #expect(searches.all.isEmpty, "each keystroke cancelled the search that waited")
@@ -47,12 +48,12 @@ struct TimedEffectTests {
         let model = searchModel(clock: clock, searches: searches)
         let host = Host(model)
         model.write { $0.query = "oak" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
 
         host.deactivate()
         await clock.advance(by: .seconds(1))
 
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(searches.all.isEmpty)
         #expect(model.state.results.isEmpty)
     }
@@ -78,7 +79,7 @@ struct TimedEffectTests {
         for pause in [0, 200, 300, 1000, 1600] {
             await clock.advance(by: .milliseconds(pause))
             model.write { $0.count += 1 }
-            await settleEffects(of: model)
+            await settleEffects(of: model, timeout: patientWait)
         }
         await clock.advance(by: .milliseconds(500))
     }
@@ -117,14 +118,14 @@ struct TimedEffectTests {
         let runs = RunLog()
         let model = tapModel(clock: clock, keeping: .latest, runs: runs)
         let host = Host(model)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         model.write { $0.count = 7 }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
 
         host.deactivate()
         await clock.advance(by: .seconds(2))
 
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(runs.all == ["0@0"])
         #expect(model.state.level == 0)
     }
@@ -157,7 +158,7 @@ struct TimedEffectTests {
         let host = Host(model)
 
         model.write { $0.query = "go" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         #expect(attempts.all == ["try@0"])
         await clock.advance(by: .milliseconds(999))
         #expect(attempts.all == ["try@0"])
@@ -177,7 +178,7 @@ struct TimedEffectTests {
         let host = Host(model)
 
         model.write { $0.query = "go" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .seconds(60))
 
         #expect(attempts.all == ["try@0", "try@1000", "try@3000"])
@@ -192,12 +193,12 @@ struct TimedEffectTests {
         let model = loadModel(clock: clock, failures: 10, retries: 3, attempts: attempts)
         let host = Host(model)
         model.write { $0.query = "go" }
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
 
         host.deactivate()
         await clock.advance(by: .seconds(60))
 
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(attempts.all == ["try@0"])
         #expect(model.state.failure == nil)
     }

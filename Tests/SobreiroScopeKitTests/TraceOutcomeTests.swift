@@ -7,14 +7,18 @@ import Testing
 private struct Refusal: Error {}
 
 /// The kinds of the events about `subject` reported while `body` runs.
-private func kinds(about subject: AnyObject, during body: () -> Void) -> [TraceEvent.Kind] {
+private func kinds(
+    about subject: AnyObject,
+    isolation: isolated (any Actor)? = #isolation,
+    during body: () async -> Void
+) async -> [TraceEvent.Kind] {
     let collected = Locked<[TraceEvent.Kind]>([])
     let id = ObjectIdentifier(subject)
     Trace.install { event in
         guard event.subject == id else { return }
         collected.withLock { $0.append(event.kind) }
     }
-    body()
+    await body()
     Trace.uninstall()
     return collected.withLock { $0 }
 }
@@ -28,15 +32,15 @@ private final class PausingView: StatefulView, @unchecked Sendable {
     func render(state: Feed) {
         guard state.count == pausingAt else { return }
         entered.signal()
-        released.wait()
+        _ = released.wait(timeout: .now() + patience)
     }
 }
 
 extension TraceTests {
     @Test("each outcome of a transaction is reported once, with no subscriber to deliver to")
-    func outcomesWithoutSubscribers() {
+    func outcomesWithoutSubscribers() async {
         let model = ViewModel(initialState: Feed())
-        let reported = kinds(about: model) {
+        let reported = await kinds(about: model) {
             model.write { $0.count = 1 }
             model.write { $0.count = 1 }
             try? model.write { (state: inout Feed) throws(Refusal) in
@@ -53,13 +57,13 @@ extension TraceTests {
     }
 
     @Test("a commit that another thread's deliverer takes over is reported once, before that delivery")
-    func outcomesWhileAnotherThreadDelivers() {
+    func outcomesWhileAnotherThreadDelivers() async {
         let model = ViewModel(initialState: Feed())
         let view = PausingView(pausingAt: 1)
         model.subscribe(view: view)
-        let reported = kinds(about: model) {
+        let reported = await kinds(about: model) {
             let writer = onAnotherThread { model.write { $0.count = 1 } }
-            guard view.entered.wait(timeout: .now() + 20) == .success else {
+            guard await signalled(view.entered) else {
                 Issue.record("the render never paused")
                 return
             }
@@ -67,7 +71,7 @@ extension TraceTests {
             model.write { $0.count = 2 }
             try? model.write { (_: inout Feed) throws(Refusal) in throw Refusal() }
             view.released.signal()
-            expectSignalled(writer)
+            await expectSignalled(writer)
         }
         #expect(
             reported == [

@@ -144,7 +144,7 @@ struct TraceTests {
     }
 
     @Test("a handler that another replaces is let go of outside the trace's lock, so that its deinit may report")
-    func replacedHandlerReleasedOutsideLock() {
+    func replacedHandlerReleasedOutsideLock() async {
         let model = ViewModel(initialState: Feed())
         // The first handler holds the last reference to an object whose deinit writes to the model, which reports.
         Trace.install { [keeper = DeinitAction { model.write { $0.count = 1 } }] _ in _ = keeper }
@@ -152,7 +152,7 @@ struct TraceTests {
         let installed = onAnotherThread { trace.withLock { $0 = Collector(model) } }
 
         // A deadlocked install keeps the trace's lock: uninstalling would hang the run instead of failing.
-        guard installed.wait(timeout: .now() + 10) == .success else {
+        guard await signalled(installed) else {
             Issue.record("deadlock: the replaced handler's deinit reported under the trace's lock")
             return
         }

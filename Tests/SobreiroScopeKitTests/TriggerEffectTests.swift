@@ -2,6 +2,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 struct Upload: ViewState {
@@ -64,7 +65,7 @@ struct TriggerEffectTests {
         let host = Host(model)
 
         #expect(model.send("a.png") == .delivered)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .seconds(1))
 
         #expect(model.state == Upload(status: "idle", uploaded: ["a.png"]))
@@ -78,10 +79,10 @@ struct TriggerEffectTests {
         let host = Host(model)
 
         model.send("a.png")
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .milliseconds(500))
         model.send("b.png")
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .seconds(5))
 
         #expect(model.log.all == ["a.png@0", "b.png@500"])
@@ -95,7 +96,7 @@ struct TriggerEffectTests {
         let model = UploadModel(clock: clock)
         let host = Host(model)
         model.send("a.png")
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .milliseconds(500))
 
         #expect(model.cancelUpload())
@@ -103,7 +104,7 @@ struct TriggerEffectTests {
         #expect(model.state == Upload(status: "cancelled"))
 
         model.send("b.png")
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .seconds(1))
         #expect(model.state.uploaded == ["b.png"])
         host.deactivate()
@@ -119,7 +120,7 @@ struct TriggerEffectTests {
         for pause in [0, 300, 900] {
             await clock.advance(by: .milliseconds(pause))
             outcomes.append(model.refreshing.send())
-            await settleEffects(of: model)
+            await settleEffects(of: model, timeout: patientWait)
         }
 
         #expect(outcomes == [.delivered, .throttled, .delivered])
@@ -134,18 +135,18 @@ struct TriggerEffectTests {
         let model = UploadModel(clock: clock)
         let host = Host(model)
         model.send("a.png")
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
 
         host.deactivate()
         await clock.advance(by: .seconds(5))
-        await expectEffectsStopped(of: model)
+        await expectEffectsStopped(of: model, timeout: patientWait)
         #expect(model.state.uploaded.isEmpty)
         #expect(model.send("b.png") == .inactive)
         #expect(!model.cancelUpload(), "no effect listens")
 
         host.reactivate()
         #expect(model.send("c.png") == .delivered)
-        await settleEffects(of: model)
+        await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .seconds(1))
         #expect(model.state.uploaded == ["c.png"])
         host.deactivate()

@@ -10,7 +10,7 @@ import Testing
 @Suite("Cancelling inside a transaction of the same model")
 struct CancelInTransactionTests {
     @Test("R5: cancel inside a transaction of the same model waits even when another thread removed the entry")
-    func cancelInTransactionAfterConcurrentRemoval() {
+    func cancelInTransactionAfterConcurrentRemoval() async {
         let model = CounterModel()
         let gate = RenderGate()
         let log = EventLog()
@@ -21,22 +21,22 @@ struct CancelInTransactionTests {
         }
         let token = model.subscribe(view: view)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         // Another thread ends the subscription first and waits for the render.
         let unsubscriber = onAnotherThread { model.unsubscribe(view: view) }
-        expectEventually { token.isWaitedForByCancel }
+        await expectEventually { token.isWaitedForByCancel }
 
         // The cancel runs inside a transaction of the same model: `write` must return only after the render.
         let canceller = onAnotherThread {
             model.write { token.cancel() }
             log.record("write with cancel returned")
         }
-        let returnedEarly = canceller.wait(timeout: .now() + 2) == .success
+        let returnedEarly = await signalled(canceller, within: 2)
         gate.release()
-        if !returnedEarly { expectSignalled(canceller) }
-        expectSignalled(unsubscriber)
-        expectSignalled(writer)
+        if !returnedEarly { await expectSignalled(canceller) }
+        await expectSignalled(unsubscriber)
+        await expectSignalled(writer)
         #expect(log.all == ["render returned", "write with cancel returned"])
     }
 }

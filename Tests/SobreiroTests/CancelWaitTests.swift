@@ -18,7 +18,7 @@ final class EventLog: Sendable {
 @Suite("Ending a subscription during its call")
 struct CancelWaitTests {
     @Test("R5: cancel on another thread returns only after the handler's running call has returned")
-    func cancelWaitsForRunningCall() {
+    func cancelWaitsForRunningCall() async {
         let model = CounterModel()
         let follower = CounterModel()
         let gate = RenderGate()
@@ -29,21 +29,21 @@ struct CancelWaitTests {
             log.record("handler returned")
         }
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         let canceller = onAnotherThread {
             token.cancel()
             log.record("cancel returned")
         }
-        expectEventually { token.isWaitedForByCancel }
+        await expectEventually { token.isWaitedForByCancel }
         gate.release()
-        expectSignalled(canceller)
-        expectSignalled(writer)
+        await expectSignalled(canceller)
+        await expectSignalled(writer)
         #expect(log.all == ["handler returned", "cancel returned"])
     }
 
     @Test("R5: unsubscribe(view:) on another thread returns only after the running render has returned")
-    func unsubscribeWaitsForRunningRender() {
+    func unsubscribeWaitsForRunningRender() async {
         let model = CounterModel()
         let gate = RenderGate()
         let log = EventLog()
@@ -54,21 +54,21 @@ struct CancelWaitTests {
         }
         let token = model.subscribe(view: view)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         let canceller = onAnotherThread {
             model.unsubscribe(view: view)
             log.record("unsubscribe returned")
         }
-        expectEventually { token.isWaitedForByCancel }
+        await expectEventually { token.isWaitedForByCancel }
         gate.release()
-        expectSignalled(canceller)
-        expectSignalled(writer)
+        await expectSignalled(canceller)
+        await expectSignalled(writer)
         #expect(log.all == ["render returned", "unsubscribe returned"])
     }
 
     @Test("R5: a handler that cancels its own subscription returns")
-    func handlerCancelsItself() {
+    func handlerCancelsItself() async {
         let model = CounterModel()
         let follower = CounterModel()
         let token = Locked<StateSubscription?>(nil)
@@ -78,14 +78,14 @@ struct CancelWaitTests {
             token.withLock { $0 }?.cancel()
         }
         token.withLock { $0 = subscription }
-        expectCompletes { model.write { $0.count = 1 } }
+        await expectCompletes { model.write { $0.count = 1 } }
         model.write { $0.count = 2 }
         #expect(calls.load(ordering: .relaxed) == 2)
         token.withLock { $0 = nil }  // the token's handler holds the box that holds the token
     }
 
     @Test("R5: a cancel inside a transaction waits for the running call only after the transaction has unlocked")
-    func cancelInsideTransaction() {
+    func cancelInsideTransaction() async {
         let model = CounterModel()
         let follower = CounterModel()
         let gate = RenderGate()
@@ -95,26 +95,26 @@ struct CancelWaitTests {
             model.write { $0.label = "written by the handler" }
         }
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         // The cancel returns at once; the transaction waits for the call only once it has released the lock.
-        let releaser = onAnotherThread {
-            expectEventually { token.isWaitedForByCancel }
+        let releaser = Task {
+            await expectEventually { token.isWaitedForByCancel }
             gate.release()
         }
-        expectCompletes {
+        await expectCompletes {
             model.write {
                 model.state.label = "cancelling"
                 token.cancel()
             }
             #expect(model.state.label == "written by the handler")
         }
-        expectSignalled(releaser)
-        expectSignalled(writer)
+        await releaser.value
+        await expectSignalled(writer)
     }
 
     @Test("R5: handlers on two threads that cancel each other's running subscription do not deadlock")
-    func crossCancel() {
+    func crossCancel() async {
         let first = CounterModel()
         let second = CounterModel()
         let follower = CounterModel()
@@ -137,13 +137,13 @@ struct CancelWaitTests {
         tokens.withLock { $0 = [firstToken, secondToken] }
         let one = onAnotherThread { first.write { $0.count = 1 } }
         let two = onAnotherThread { second.write { $0.count = 1 } }
-        expectSignalled(one)
-        expectSignalled(two)
+        await expectSignalled(one)
+        await expectSignalled(two)
         tokens.withLock { $0 = [] }  // each token's handler holds the list of tokens
     }
 
     @Test("R5: a render that cancels a subscription running on another thread waits for that call")
-    func cancelFromAnotherRender() {
+    func cancelFromAnotherRender() async {
         let model = CounterModel()
         let other = CounterModel()
         let gate = RenderGate()
@@ -155,7 +155,7 @@ struct CancelWaitTests {
         }
         let slowToken = other.subscribe(view: slow)
         let busy = onAnotherThread { other.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         let canceller = ProbeView<Counter> { state in
             guard state.count == 1 else { return }
@@ -163,18 +163,18 @@ struct CancelWaitTests {
             log.record("cancel returned")
         }
         model.subscribe(view: canceller)
-        let releaser = onAnotherThread {
-            expectEventually { slowToken.isWaitedForByCancel }
+        let releaser = Task {
+            await expectEventually { slowToken.isWaitedForByCancel }
             gate.release()
         }
-        expectCompletes { model.write { $0.count = 1 } }
-        expectSignalled(releaser)
-        expectSignalled(busy)
+        await expectCompletes { model.write { $0.count = 1 } }
+        await releaser.value
+        await expectSignalled(busy)
         #expect(log.all == ["slow render returned", "cancel returned"])
     }
 
     @Test("R5: a cancel inside a transaction of another model stops waiting when the running call needs that model")
-    func cancelInsideOtherTransaction() {
+    func cancelInsideOtherTransaction() async {
         let model = CounterModel()
         let other = CounterModel()
         let follower = CounterModel()
@@ -185,22 +185,22 @@ struct CancelWaitTests {
             other.write { $0.label = "written by the handler" }
         }
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
-        let releaser = onAnotherThread {
-            expectEventually { token.isWaitedForByCancel }
+        let releaser = Task {
+            await expectEventually { token.isWaitedForByCancel }
             gate.release()
         }
         // The handler blocks on the lock of `other`, which this transaction holds while its cancel waits for the
         // handler: the cancel stops waiting, and the handler writes once the transaction has unlocked.
-        expectCompletes {
+        await expectCompletes {
             other.write {
                 other.state.label = "cancelling"
                 token.cancel()
             }
         }
-        expectSignalled(releaser)
-        expectSignalled(writer)
+        await releaser.value
+        await expectSignalled(writer)
         #expect(other.state.label == "written by the handler")
     }
 }

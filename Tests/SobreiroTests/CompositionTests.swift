@@ -49,13 +49,13 @@ struct CompositionTests {
     }
 
     @Test("C1: a closure subscription follows concurrent writers and converges")
-    func closureSubscriptionConverges() {
+    func closureSubscriptionConverges() async {
         let counter = CounterModel()
         let follower = CounterModel()
         follower.subscribe(to: counter) { [weak follower] state in
             follower?.write { $0.count = state.count }
         }
-        expectCompletes {
+        await expectCompletes {
             race(times: 4) { _ in
                 for _ in 0..<2_000 { counter.increment() }
             }

@@ -14,13 +14,12 @@ final class RenderGate: Sendable {
     /// Called inside the render: tells the test, then waits for it.
     func pause() {
         entered.signal()
-        released.wait()
+        _ = released.wait(timeout: .now() + patience)
     }
 
-    /// Waits until a render has paused; fails instead of hanging.
-    func waitUntilPaused(sourceLocation: SourceLocation = #_sourceLocation) {
-        let result = entered.wait(timeout: .now() + 20)
-        #expect(result == .success, "the render never paused", sourceLocation: sourceLocation)
+    /// Waits, suspending, until a render has paused; fails instead of hanging.
+    func waitUntilPaused(sourceLocation: SourceLocation = #_sourceLocation) async {
+        #expect(await signalled(entered), "the render never paused", sourceLocation: sourceLocation)
     }
 
     func release() { released.signal() }
@@ -31,20 +30,20 @@ final class RenderGate: Sendable {
 @Suite("Subscribing while another thread delivers")
 struct ConcurrentSubscribeTests {
     @Test("V1: a view subscribed while another thread renders a slow view is rendered before subscribe returns")
-    func subscribeDuringSlowRender() {
+    func subscribeDuringSlowRender() async {
         let model = CounterModel()
         let gate = RenderGate()
         let slow = ProbeView<Counter> { if $0.count == 1 { gate.pause() } }
         model.subscribe(view: slow)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         let newcomer = ProbeView<Counter>()
         model.subscribe(view: newcomer)
         #expect(newcomer.history.map(\.count) == [1])
 
         gate.release()
-        expectSignalled(writer)
+        await expectSignalled(writer)
         model.write { $0.count = 2 }
         #expect(slow.history.map(\.count) == [0, 1, 2])
         #expect(newcomer.history.map(\.count) == [1, 2])
@@ -52,39 +51,39 @@ struct ConcurrentSubscribeTests {
     }
 
     @Test("D3: a state committed during a first render reaches the newcomer after it, never concurrently")
-    func commitDuringFirstRender() {
+    func commitDuringFirstRender() async {
         let model = CounterModel()
         let gate = RenderGate()
         let newcomer = ProbeView<Counter> { if $0.count == 0 { gate.pause() } }
         let subscriber = onAnotherThread { model.subscribe(view: newcomer) }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         // The newcomer is busy with its first state: the writer skips it rather than call it concurrently.
         model.write { $0.count = 1 }
         #expect(newcomer.history.map(\.count) == [0])
 
         gate.release()
-        expectSignalled(subscriber)
+        await expectSignalled(subscriber)
         #expect(newcomer.history.map(\.count) == [0, 1])
         #expect(newcomer.overlappingRenders == 0)
     }
 
     @Test("D2: a writer keeps delivering every state while another thread subscribes a slow view")
-    func writerKeepsDelivering() {
+    func writerKeepsDelivering() async {
         let model = CounterModel()
         let recorder = ProbeView<Counter>()
         model.subscribe(view: recorder)
         let gate = RenderGate()
         let slow = ProbeView<Counter> { if $0.count == 0 { gate.pause() } }
         let subscriber = onAnotherThread { model.subscribe(view: slow) }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         let writer = onAnotherThread { for count in 1...20 { model.write { $0.count = count } } }
-        expectSignalled(writer)
+        await expectSignalled(writer)
         #expect(recorder.history.map(\.count) == Array(0...20))
 
         gate.release()
-        expectSignalled(subscriber)
+        await expectSignalled(subscriber)
         #expect(slow.history.map(\.count) == [0, 20])
     }
 

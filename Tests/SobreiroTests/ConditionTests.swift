@@ -30,22 +30,22 @@ struct ConditionTests {
     }
 
     @Test("broadcast wakes every thread sleeping in wait, and each sees what changed under the mutex")
-    func broadcastWakesEverySleeper() {
+    func broadcastWakesEverySleeper() async {
         let sleepers = Sleepers()
         let threads = (0..<3).map { _ in onAnotherThread { sleepers.sleep() } }
-        expectEventually { sleepers.condition.withLock { sleepers.asleep == 3 } }
+        await expectEventually { sleepers.condition.withLock { sleepers.asleep == 3 } }
         sleepers.release(wakingAll: true)
-        for done in threads { expectSignalled(done) }
+        for done in threads { await expectSignalled(done) }
         #expect(sleepers.condition.withLock { sleepers.woken } == 3)
     }
 
     @Test("signal wakes a thread sleeping in wait")
-    func signalWakesASleeper() {
+    func signalWakesASleeper() async {
         let sleepers = Sleepers()
         let done = onAnotherThread { sleepers.sleep() }
-        expectEventually { sleepers.condition.withLock { sleepers.asleep == 1 } }
+        await expectEventually { sleepers.condition.withLock { sleepers.asleep == 1 } }
         sleepers.release(wakingAll: false)
-        expectSignalled(done)
+        await expectSignalled(done)
         #expect(sleepers.condition.withLock { sleepers.woken } == 1)
     }
 }

@@ -3,28 +3,29 @@ import Sobreiro
 import SobreiroPrimitives
 import SobreiroTesting
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Delivery")
 struct DeliveryTests {
     @Test("D1: subscribers run without the model's lock: another thread can use the model meanwhile")
-    func subscribersRunOutsideTheLock() {
+    func subscribersRunOutsideTheLock() async {
         let model = CounterModel()
         let otherThreadGotThrough = Atomic<Int>(0)
         let view = ProbeView<Counter> { state in
             guard state.count == 1, state.label.isEmpty else { return }
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            // Held under the lock, the other thread would wait here until the safety net runs out.
+            let done = onAnotherThread {
                 _ = model.state
                 model.write { $0.label = "from another thread" }
-                done.signal()
             }
-            if done.wait(timeout: .now() + 5) == .success {
+            if done.wait(timeout: .now() + patience) == .success {
                 otherThreadGotThrough.add(1, ordering: .relaxed)
             }
         }
         model.subscribe(view: view)
-        model.increment()
+        // The render that waits runs on a thread of its own, never one of the pool.
+        await expectCompletes { model.increment() }
         #expect(otherThreadGotThrough.load(ordering: .relaxed) == 1)
         #expect(view.history.last == Counter(count: 1, label: "from another thread"))
     }
@@ -44,11 +45,11 @@ struct DeliveryTests {
     }
 
     @Test("D3, D4: under concurrent writers each view sees increasing states, one call at a time, ending on the last")
-    func concurrentWritersDeliverInOrder() {
+    func concurrentWritersDeliverInOrder() async {
         let model = CounterModel()
         let views = (0..<4).map { _ in ProbeView<Counter>() }
         for view in views { model.subscribe(view: view) }
-        expectCompletes {
+        await expectCompletes {
             race(times: 8) { _ in
                 for _ in 0..<3_000 { model.increment() }
             }
@@ -109,32 +110,27 @@ struct DeliveryTests {
     }
 
     @Test("D5: states written while a view is busy are coalesced; memory does not grow with the writes")
-    func writesDuringDeliveryAreCoalesced() {
+    func writesDuringDeliveryAreCoalesced() async {
         let model = CounterModel()
         let view = ProbeView<Counter> { state in
             guard state.count == 1 else { return }
             // While this render runs, another thread commits 10 000 states. None of them queues up.
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                for _ in 0..<10_000 { model.increment() }
-                done.signal()
-            }
-            done.wait()
+            _ = onAnotherThread { for _ in 0..<10_000 { model.increment() } }.wait(timeout: .now() + patience)
         }
         model.subscribe(view: view)
-        expectCompletes { model.increment() }
+        await expectCompletes { model.increment() }
         #expect(view.history.map(\.count) == [0, 1, 10_001])
     }
 
     @Test("D6: renders that write to each other's models in a cycle, on several threads, never deadlock")
-    func crossModelCyclesDoNotDeadlock() {
+    func crossModelCyclesDoNotDeadlock() async {
         let first = CounterModel()
         let second = CounterModel()
         let forward = ProbeView<Counter> { state in second.write { $0.label = "seen \(state.count)" } }
         let backward = ProbeView<Counter> { state in first.write { $0.label = "seen \(state.count)" } }
         first.subscribe(view: forward)
         second.subscribe(view: backward)
-        expectCompletes {
+        await expectCompletes {
             race(times: 6) { index in
                 for _ in 0..<1_000 {
                     if index.isMultiple(of: 2) { first.increment() } else { second.increment() }
@@ -150,10 +146,10 @@ struct DeliveryTests {
     }
 
     @Test("a view subscribed while another thread delivers gets its first state from that thread, in order")
-    func subscribeDuringForeignDelivery() {
+    func subscribeDuringForeignDelivery() async {
         let model = CounterModel()
         let views = Locked<[ProbeView<Counter>]>([])
-        expectCompletes {
+        await expectCompletes {
             race(times: 4) { index in
                 for step in 0..<500 {
                     if index == 0 && step.isMultiple(of: 5) {

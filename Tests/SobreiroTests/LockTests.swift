@@ -13,11 +13,11 @@ private final class UnsafeCounter: @unchecked Sendable {
 @Suite("Lock")
 struct LockTests {
     @Test("excludes every other thread, uncontended and contended alike")
-    func mutualExclusion() {
+    func mutualExclusion() async {
         // Guards an Int rather than (): ThreadSanitizer misreports accesses to zero-sized values.
         let lock = Locked(0)
         let counter = UnsafeCounter()
-        expectCompletes {
+        await expectCompletes {
             race(times: 4) { _ in
                 for _ in 0..<50_000 {
                     lock.withLock { guarded in
@@ -32,9 +32,9 @@ struct LockTests {
     }
 
     @Test("threads that wait while the holder takes its time all get their turn")
-    func waitersWakeUp() {
+    func waitersWakeUp() async {
         let lock = Locked(0)
-        expectCompletes {
+        await expectCompletes {
             race(times: 4) { _ in
                 for _ in 0..<200 {
                     lock.withLock { value in

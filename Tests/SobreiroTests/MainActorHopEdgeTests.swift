@@ -29,7 +29,7 @@ final class GateView: StatefulView, @unchecked Sendable {
     func render(state: Counter) {
         guard state.count == blockAt else { return }
         entered.signal()
-        _ = release.wait(timeout: .now() + 20)
+        _ = release.wait(timeout: .now() + patience)
     }
 }
 
@@ -143,12 +143,10 @@ struct MainActorHopEdgeTests {
         let model = CounterModel()
         let gate = GateView(blockAt: 1)
         model.subscribe(view: gate)
-        let written = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let written = onAnotherThread {
             model.increment()  // this thread delivers, and blocks in the gate's render of 1
-            written.signal()
         }
-        #expect(gate.entered.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(gate.entered)
 
         let view = HookedView()
         let token = model.subscribe(view: view)
@@ -156,7 +154,7 @@ struct MainActorHopEdgeTests {
         model.increment()  // asks the blocked deliverer for another round, and renders the main-actor view itself
         #expect(view.rendered.map(\.count) == [1, 2], "a main-actor write reaches the view before it returns")
         gate.release.signal()
-        #expect(written.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(written)
         await drainMainQueue()
 
         #expect(view.rendered.map(\.count) == [1, 2])
@@ -246,10 +244,10 @@ struct MainActorHopEdgeTests {
     }
 
     @Test("No deinit under the hop's lock: a displaced value's deinit may deliver to the same hop")
-    func displacedValueDeinitReentersHop() {
+    func displacedValueDeinitReentersHop() async {
         let hop = MainActorStateHop<ProbeValue>(target: nil) { _, _ in }
         let reentered = RenderLog()
-        expectCompletes {
+        await expectCompletes {
             // Passed as a temporary, so that the buffer holds the only copy once `receive` returns.
             hop.receive(
                 ProbeValue(
@@ -269,7 +267,7 @@ extension StateSubscription {
 }
 
 /// Tells, from its deinit, whether another thread could write `model` at that moment: a write from another thread
-/// that does not finish within a second means the deinit ran under the model's lock.
+/// that does not finish means the deinit ran under the model's lock.
 final class LockProbe: Sendable {
     let model: CounterModel
     let ranUnderLock: RenderLog
@@ -278,14 +276,11 @@ final class LockProbe: Sendable {
         self.ranUnderLock = ranUnderLock
     }
     deinit {
-        let done = DispatchSemaphore(value: 0)
         let model = model
-        DispatchQueue.global().async {
-            model.rename("probe")
-            done.signal()
-        }
-        // Generous, so that a loaded machine is not mistaken for a held lock; a held lock never lets go.
-        if done.wait(timeout: .now() + 10) == .timedOut { ranUnderLock.record() }
+        // A thread of its own, which needs no thread of the pool; the wait is a safety net, so that a loaded
+        // machine is not mistaken for a held lock: a held lock never lets go.
+        let done = onAnotherThread { model.rename("probe") }
+        if done.wait(timeout: .now() + patience) == .timedOut { ranUnderLock.record() }
     }
 }
 

@@ -15,8 +15,9 @@ final class MainLabel: MainActorStatefulView {
     }
 }
 
-/// Runs `writers` blocks of `writes` increments each on a concurrent queue that renders can recognise.
-private func writeConcurrently(to model: CounterModel, writers: Int, writes: Int) {
+/// Runs `writers` blocks of `writes` increments each on a concurrent queue that renders can recognise, and
+/// suspends until they have returned: its workers may be the threads of the pool, so none of them waits here.
+private func writeConcurrently(to model: CounterModel, writers: Int, writes: Int) async {
     let queue = DispatchQueue(label: "writers", attributes: .concurrent)
     queue.setSpecific(key: writerQueueKey, value: 1)
     let group = DispatchGroup()
@@ -25,7 +26,9 @@ private func writeConcurrently(to model: CounterModel, writers: Int, writes: Int
             for _ in 0..<writes { model.increment() }
         }
     }
-    group.wait()
+    await withCheckedContinuation { continuation in
+        group.notify(queue: queue) { continuation.resume() }
+    }
 }
 
 @Suite("Main-actor views")
@@ -46,7 +49,7 @@ struct MainActorViewTests {
         let model = CounterModel()
         let label = MainLabel()
         model.subscribe(view: label)
-        await Task.detached { writeConcurrently(to: model, writers: 4, writes: 2_000) }.value
+        await Task.detached { await writeConcurrently(to: model, writers: 4, writes: 2_000) }.value
         for _ in 0..<10_000 where label.rendered.last != model.state {
             await Task.yield()
         }

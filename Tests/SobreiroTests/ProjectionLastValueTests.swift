@@ -67,7 +67,7 @@ struct ProjectionLastValueTests {
     }
 
     @Test("a write made inside the comparison of a first render's catch-up comes after it")
-    func reentryInFirstRender() {
+    func reentryInFirstRender() async {
         let model = CounterModel()
         let probe = ComparisonProbe()
         defer { probe.removeHook() }
@@ -80,16 +80,16 @@ struct ProjectionLastValueTests {
             model.write { $0.count = 2 }
         }
         let subscriber = onAnotherThread { projection.subscribe(view: view) }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         model.write { $0.count = 1 }  // skips the view, whose first render is under way
         gate.release()
-        expectSignalled(subscriber)
+        await expectSignalled(subscriber)
         #expect(counts(view) == [0, 1, 2])
         #expect(probe.overlaps == 0 && view.overlappingRenders == 0)
     }
 
     @Test("while the deliverer compares, a subscribe of the same view and a write on other threads wait for it")
-    func otherThreadsWaitForComparison() {
+    func otherThreadsWaitForComparison() async {
         let model = CounterModel()
         let probe = ComparisonProbe()
         defer { probe.removeHook() }
@@ -103,16 +103,16 @@ struct ProjectionLastValueTests {
             gate.pause()
         }
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         let resubscriber = onAnotherThread { projection.subscribe(view: view) }
         let second = onAnotherThread { model.write { $0.count = 2 } }
-        expectSignalled(second)  // the paused deliverer takes its round
+        await expectSignalled(second)  // the paused deliverer takes its round
         // The resubscriber waits for the paused call rather than compare beside it.
-        #expect(resubscriber.wait(timeout: .now() + 0.2) == .timedOut)
+        #expect(!(await signalled(resubscriber, within: 0.2)))
         #expect(counts(view) == [0])
         gate.release()
-        expectSignalled(writer)
-        expectSignalled(resubscriber)
+        await expectSignalled(writer)
+        await expectSignalled(resubscriber)
         #expect(counts(view) == [0, 1, 2])
         #expect(probe.overlaps == 0 && view.overlappingRenders == 0)
     }

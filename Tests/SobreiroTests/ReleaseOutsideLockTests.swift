@@ -50,8 +50,9 @@ struct ReleaseProbe {
 }
 
 /// Runs `body` on a thread of its own and tells whether it returned within `seconds`: `false` means that it
-/// blocked on something the calling thread holds.
-func returnsPromptly(within seconds: Double = 3, _ body: @escaping @Sendable () -> Void) -> Bool {
+/// blocked on something the calling thread holds. The bound is a safety net: a held lock never lets go, and a busy
+/// machine must not pass for one.
+func returnsPromptly(within seconds: Double = patience, _ body: @escaping @Sendable () -> Void) -> Bool {
     onAnotherThread(body).wait(timeout: .now() + seconds) == .success
 }
 
@@ -151,7 +152,7 @@ struct ReleaseOutsideLockTests {
     }
 
     @Test("R4: a state sequence releases the state it drops with no lock of its buffer held")
-    func stateBufferReleasesOutsideLock() {
+    func stateBufferReleasesOutsideLock() async {
         let log = EventLog()
         let buffer = StateBuffer<SpyHolder>()
         let model = ViewModel(
@@ -167,7 +168,7 @@ struct ReleaseOutsideLockTests {
         // The first render puts the initial state into the buffer, which then holds the spy's last reference.
         model.connect(buffer)
         let writer = onAnotherThread { model.write { $0 = SpyHolder(spy: nil, count: 1) } }
-        expectSignalled(writer)
+        await expectSignalled(writer)
         #expect(log.all == [])
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Sobreiro
 import SobreiroPrimitives
 import Synchronization
+import TestSupport
 import Testing
 
 /// Calls back into a model from its `deinit`, as a handler's captured object may.
@@ -32,12 +33,9 @@ enum CallBack: String, CaseIterable, Sendable {
         case .writeOnAnotherThread:
             // Waits for a write on another thread, which needs the lock even inside a transaction of this thread.
             return {
-                let done = DispatchSemaphore(value: 0)
-                DispatchQueue.global().async {
-                    model.write { $0.label = "from another thread" }
-                    done.signal()
-                }
-                done.wait()
+                // A thread of its own: a dispatch worker may wait behind a pool that other tests hold.
+                _ = onAnotherThread { model.write { $0.label = "from another thread" } }
+                    .wait(timeout: .now() + patience)
             }
         }
     }
@@ -51,36 +49,36 @@ struct ReleaseTests {
     let views = Locked<[ProbeView<Counter>]>([])
 
     @Test("R4: unsubscribe(from:) releases the handlers after unlocking", arguments: CallBack.allCases)
-    func unsubscribeFromModel(callBack: CallBack) {
+    func unsubscribeFromModel(callBack: CallBack) async {
         let follower = CounterModel()
         do {
             let captured = CallsBackOnDeinit(callBack.action(on: model, views: views))
             follower.subscribe(to: model) { _ in _ = captured }
             follower.subscribe(to: model.map(\.count)) { _ in _ = captured }
         }
-        expectCompletes { [model] in follower.unsubscribe(from: model) }
+        await expectCompletes { [model] in follower.unsubscribe(from: model) }
     }
 
     @Test("R4: unsubscribe(view:) releases the entry after unlocking", arguments: CallBack.allCases)
-    func unsubscribeView(callBack: CallBack) {
+    func unsubscribeView(callBack: CallBack) async {
         let view = ProbeView<Counter>()
         do {
             let captured = CallsBackOnDeinit(callBack.action(on: model, views: views))
             _ = model.subscription(of: view, replacingLive: false) { _, _ in _ = captured }
         }
-        expectCompletes { [model] in model.unsubscribe(view: view) }
+        await expectCompletes { [model] in model.unsubscribe(view: view) }
     }
 
     @Test(
         "R4: a token cancelled inside a transaction releases its entry after the transaction",
         arguments: CallBack.allCases)
-    func cancelInsideTransaction(callBack: CallBack) {
+    func cancelInsideTransaction(callBack: CallBack) async {
         let follower = CounterModel()
         do {
             let captured = CallsBackOnDeinit(callBack.action(on: model, views: views))
             follower.subscribe(to: model) { _ in _ = captured }
         }
-        expectCompletes { [model] in
+        await expectCompletes { [model] in
             model.write {
                 model.state.count += 1
                 follower.unsubscribe(from: model)
@@ -89,17 +87,17 @@ struct ReleaseTests {
     }
 
     @Test("R4: subscribing again releases the replaced handler after unlocking", arguments: CallBack.allCases)
-    func replace(callBack: CallBack) {
+    func replace(callBack: CallBack) async {
         let follower = CounterModel()
         do {
             let captured = CallsBackOnDeinit(callBack.action(on: model, views: views))
             follower.subscribe(to: model) { _ in _ = captured }
         }
-        expectCompletes { [model] in follower.subscribe(to: model) { _ in } }
+        await expectCompletes { [model] in follower.subscribe(to: model) { _ in } }
     }
 
     @Test("R4: pruning a dead follower or view releases its handler after unlocking", arguments: CallBack.allCases)
-    func pruning(callBack: CallBack) {
+    func pruning(callBack: CallBack) async {
         do {
             let follower = CounterModel()
             let view = ProbeView<Counter>()
@@ -107,13 +105,13 @@ struct ReleaseTests {
             follower.subscribe(to: model) { _ in _ = captured }
             _ = model.subscription(of: view, replacingLive: false) { _, _ in _ = captured }
         }
-        expectCompletes { [model] in model.write { $0.count += 1 } }
+        await expectCompletes { [model] in model.write { $0.count += 1 } }
     }
 
     @Test(
         "R4: pruning in a later round of one delivery releases the dead handler after unlocking",
         arguments: CallBack.allCases)
-    func pruningInLaterRound(callBack: CallBack) {
+    func pruningInLaterRound(callBack: CallBack) async {
         let action = callBack.action(on: model, views: views)
         // A render subscribes a follower that dies at once, then writes: the next round meets the dead follower,
         // whose entry no earlier snapshot of the list holds, so pruning drops its last reference.
@@ -127,12 +125,12 @@ struct ReleaseTests {
             model.write { $0.count = 2 }
         }
         model.subscribe(view: host)
-        expectCompletes { [model] in model.write { $0.count = 1 } }
+        await expectCompletes { [model] in model.write { $0.count = 1 } }
         #expect(host.history.map(\.count).starts(with: [0, 1, 2]))
     }
 
     @Test("R4: the sweep of dead entries when a subscriber joins releases them after unlocking")
-    func sweepOnInsert() {
+    func sweepOnInsert() async {
         let views = (0..<20).map { _ in ProbeView<Counter>() }
         for view in views { model.subscribe(view: view) }
         do {
@@ -141,7 +139,7 @@ struct ReleaseTests {
             follower.subscribe(to: model) { _ in _ = captured }
         }
         let late = (0..<20).map { _ in ProbeView<Counter>() }
-        expectCompletes { [model] in
+        await expectCompletes { [model] in
             for view in late { model.subscribe(view: view) }
         }
         withExtendedLifetime(views) {}

@@ -1,6 +1,7 @@
 import Dispatch
 import Sobreiro
 import Synchronization
+import TestSupport
 import Testing
 
 /// The many-subscriber storage is shared with the snapshot a delivery iterates, and the one-subscriber round is
@@ -8,26 +9,24 @@ import Testing
 @Suite("Snapshot storage and one-subscriber rounds")
 struct SnapshotStorageTests {
     @Test("subscribers added and removed on another thread while a render holds the snapshot do not change it")
-    func changesDuringASnapshotCopyTheStorage() {
+    func changesDuringASnapshotCopyTheStorage() async {
         let model = CounterModel()
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let blocker = ProbeView<Counter> { state in
             guard state.count == 1 else { return }
             entered.signal()
-            release.wait()
+            _ = release.wait(timeout: .now() + patience)
         }
         let leaving = ProbeView<Counter>()
         let late = ProbeView<Counter>()
         let extras = (0..<20).map { _ in ProbeView<Counter>() }
         model.subscribe(view: blocker)
         model.subscribe(view: leaving)
-        let writer = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let writer = onAnotherThread {
             model.increment()
-            writer.signal()
         }
-        #expect(entered.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(entered)
         // The deliverer is inside the round for 1, iterating its snapshot. Change the list under it, past a sweep.
         model.unsubscribe(view: leaving)
         model.subscribe(view: late)
@@ -35,7 +34,7 @@ struct SnapshotStorageTests {
         for view in extras.dropFirst(5) { model.unsubscribe(view: view) }
         model.increment()
         release.signal()
-        #expect(writer.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(writer)
         #expect(blocker.history.map(\.count) == [0, 1, 2])
         #expect(!leaving.history.map(\.count).contains(2))
         #expect(late.history.last?.count == 2)
@@ -89,13 +88,15 @@ struct SnapshotStorageTests {
     }
 
     @Test("a lone subscriber's round is never lost when another thread writes while the deliverer resigns")
-    func noLostRoundForALoneSubscriber() {
+    func noLostRoundForALoneSubscriber() async {
         for _ in 0..<300 {
             let model = CounterModel()
             let view = ProbeView<Counter>()
             model.subscribe(view: view)
-            race(times: 4) { _ in
-                for _ in 0..<50 { model.increment() }
+            await expectCompletes {
+                race(times: 4) { _ in
+                    for _ in 0..<50 { model.increment() }
+                }
             }
             #expect(view.history.last == model.state)
             #expect(isStrictlyIncreasing(view.history.map(\.count)))
@@ -119,7 +120,7 @@ struct SnapshotStorageTests {
         #expect(view.history.map(\.count) == Array(0...50))
     }
     @Test("a handler removed while a round's snapshot holds it is released by the deliverer after unlocking")
-    func snapshotHoldsTheLastReference() {
+    func snapshotHoldsTheLastReference() async {
         let model = CounterModel()
         let follower = CounterModel()
         let entered = DispatchSemaphore(value: 0)
@@ -128,7 +129,7 @@ struct SnapshotStorageTests {
         let host = ProbeView<Counter> { state in
             guard state.count == 1, state.label.isEmpty else { return }
             entered.signal()
-            release.wait()
+            _ = release.wait(timeout: .now() + patience)
         }
         model.subscribe(view: host)
         do {
@@ -138,33 +139,33 @@ struct SnapshotStorageTests {
             }
             follower.subscribe(to: model) { _ in _ = captured }
         }
-        let writer = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let writer = onAnotherThread {
             model.increment()
-            writer.signal()
         }
-        #expect(entered.wait(timeout: .now() + 20) == .success)
-        expectCompletes { follower.unsubscribe(from: model) }
+        await expectSignalled(entered)
+        await expectCompletes { follower.unsubscribe(from: model) }
         release.signal()
-        #expect(writer.wait(timeout: .now() + 20) == .success)
+        await expectSignalled(writer)
         #expect(deinits.load(ordering: .relaxed) == 1)
         #expect(host.history.last?.label == "from deinit")
     }
 
     @Test("many subscribers join and leave on other threads while writers deliver; each ends on the latest state")
-    func churnWhileDelivering() {
+    func churnWhileDelivering() async {
         for _ in 0..<40 {
             let model = CounterModel()
             let stable = (0..<3).map { _ in ProbeView<Counter>() }
             for view in stable { model.subscribe(view: view) }
-            race(times: 4) { index in
-                if index < 2 {
-                    for _ in 0..<100 { model.increment() }
-                } else {
-                    for _ in 0..<30 {
-                        let views = (0..<4).map { _ in ProbeView<Counter>() }
-                        for view in views { model.subscribe(view: view) }
-                        for view in views { model.unsubscribe(view: view) }
+            await expectCompletes {
+                race(times: 4) { index in
+                    if index < 2 {
+                        for _ in 0..<100 { model.increment() }
+                    } else {
+                        for _ in 0..<30 {
+                            let views = (0..<4).map { _ in ProbeView<Counter>() }
+                            for view in views { model.subscribe(view: view) }
+                            for view in views { model.unsubscribe(view: view) }
+                        }
                     }
                 }
             }

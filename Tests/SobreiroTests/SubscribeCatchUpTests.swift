@@ -11,7 +11,7 @@ import Testing
 @Suite("Subscribing a view that another thread is rendering")
 struct SubscribeCatchUpTests {
     @Test("V1, V3: subscribing a view whose first render runs on another thread returns after it rendered the state")
-    func secondSubscribeOfViewInFirstRender() {
+    func secondSubscribeOfViewInFirstRender() async {
         let model = CounterModel()
         let gate = RenderGate()
         let isFirst = Atomic<Bool>(true)
@@ -19,7 +19,7 @@ struct SubscribeCatchUpTests {
             if isFirst.exchange(false, ordering: .relaxed) { gate.pause() }
         }
         let first = onAnotherThread { model.subscribe(view: view) }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         model.write { $0.count = 1 }  // skipped: the first subscriber's thread owns the view's calls
 
         let seenAfterSecondSubscribe = Locked<[Int]>([])
@@ -27,24 +27,24 @@ struct SubscribeCatchUpTests {
             model.subscribe(view: view)
             seenAfterSecondSubscribe.withLock { $0 = view.history.map(\.count) }
         }
-        let returnedEarly = second.wait(timeout: .now() + 2) == .success
+        let returnedEarly = await signalled(second, within: 2)
         gate.release()
-        expectSignalled(first)
-        if !returnedEarly { expectSignalled(second) }
+        await expectSignalled(first)
+        if !returnedEarly { await expectSignalled(second) }
         #expect(seenAfterSecondSubscribe.withLock { $0 }.last == 1, "subscribe returned before the view rendered 1")
         #expect(view.overlappingRenders == 0)
         #expect(view.history.last?.count == 1)
     }
 
     @Test("V1: a view subscribed inside a transaction while another thread delivers is rendered when write returns")
-    func subscribeInTransactionWhileAnotherThreadDelivers() {
+    func subscribeInTransactionWhileAnotherThreadDelivers() async {
         let model = CounterModel()
         let gate = RenderGate()
         let once = Atomic<Bool>(true)
         let slow = ProbeView<Counter> { if $0.count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() } }
         model.subscribe(view: slow)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
 
         let newcomer = ProbeView<Counter>()
         let seenWhenWriteReturned = Locked<[Int]>([])
@@ -55,10 +55,10 @@ struct SubscribeCatchUpTests {
             }
             seenWhenWriteReturned.withLock { $0 = newcomer.history.map(\.count) }
         }
-        let returnedEarly = subscriber.wait(timeout: .now() + 2) == .success
+        let returnedEarly = await signalled(subscriber, within: 2)
         gate.release()
-        expectSignalled(writer)
-        if !returnedEarly { expectSignalled(subscriber) }
+        await expectSignalled(writer)
+        if !returnedEarly { await expectSignalled(subscriber) }
         #expect(seenWhenWriteReturned.withLock { $0 } == [1], "write returned before the newcomer's first render")
         #expect(newcomer.history.last?.label == "subscribed")
     }

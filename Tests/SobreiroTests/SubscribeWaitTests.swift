@@ -15,7 +15,7 @@ struct SubscribeWaitTests {
     /// renders it, and the render writes the model whose transaction waits. (Two such threads crossing both ways
     /// are a lock-order inversion, which the library documents and reports, so only one way here.)
     @Test("V3: a transaction subscribing a kept view whose running render writes the transaction's model")
-    func transactionSubscribesViewWhoseRenderWritesBack() {
+    func transactionSubscribesViewWhoseRenderWritesBack() async {
         let m1 = CounterModel()
         let m2 = CounterModel()
         let gate = RenderGate()
@@ -28,18 +28,18 @@ struct SubscribeWaitTests {
         }
         m1.subscribe(view: v1)
         let w1 = onAnotherThread { m1.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         let a = onAnotherThread { m2.write { m1.subscribe(view: v1) } }
-        Thread.sleep(forTimeInterval: 0.2)  // A waits for v1's render while holding m2's lock
+        try? await Task.sleep(for: .milliseconds(200))  // A waits for v1's render while holding m2's lock
         gate.release()
-        for done in [w1, a] { expectSignalled(done) }
+        for done in [w1, a] { await expectSignalled(done) }
         #expect(v1.history.last == m1.state)
         #expect(v1.overlappingRenders == 0)
         #expect(m2.state.label == "from v1")
     }
 
     @Test("V3: a kept-entry wait while the running render subscribes the same view again, and unsubscribes it")
-    func keptWaitWhileRenderResubscribes() {
+    func keptWaitWhileRenderResubscribes() async {
         let model = CounterModel()
         let gate = RenderGate()
         let once = Atomic<Bool>(true)
@@ -57,34 +57,36 @@ struct SubscribeWaitTests {
         box.withLock { $0 = view }
         model.subscribe(view: view)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         let a = onAnotherThread { model.subscribe(view: view) }
-        Thread.sleep(forTimeInterval: 0.2)
+        try? await Task.sleep(for: .milliseconds(200))
         gate.release()
-        expectSignalled(writer)
-        expectSignalled(a)
+        await expectSignalled(writer)
+        await expectSignalled(a)
         #expect(view.overlappingRenders == 0)
         #expect(view.history.last?.count == 2)
         box.withLock { $0 = nil }
     }
 
     @Test("D3, D4: writers, re-subscribers and transactions subscribing the same views race")
-    func raceCatchUp() {
+    func raceCatchUp() async {
         let model = CounterModel()
         let views = (0..<4).map { _ in ProbeView<Counter>() }
         for view in views { model.subscribe(view: view) }
-        race(times: 8) { index in
-            for step in 0..<300 {
-                switch index % 4 {
-                case 0: model.write { $0.count += 1 }
-                case 1: model.subscribe(view: views[step % 4])
-                case 2:
-                    model.write {
-                        model.subscribe(view: views[(step + 1) % 4]); model.state.count += 1
+        await expectCompletes {
+            race(times: 8) { index in
+                for step in 0..<300 {
+                    switch index % 4 {
+                    case 0: model.write { $0.count += 1 }
+                    case 1: model.subscribe(view: views[step % 4])
+                    case 2:
+                        model.write {
+                            model.subscribe(view: views[(step + 1) % 4]); model.state.count += 1
+                        }
+                    default:
+                        model.unsubscribe(view: views[step % 4])
+                        model.subscribe(view: views[step % 4])
                     }
-                default:
-                    model.unsubscribe(view: views[step % 4])
-                    model.subscribe(view: views[step % 4])
                 }
             }
         }
@@ -93,9 +95,13 @@ struct SubscribeWaitTests {
         for view in views {
             #expect(view.overlappingRenders == 0)
             #expect(view.history.last == final)
-            #expect(isStrictlyIncreasing(view.history.map(\.count)) || true)
+            // Equal neighbours are allowed: a re-subscribed view renders the current state again.
             let counts = view.history.map(\.count)
-            #expect(zip(counts, counts.dropFirst()).allSatisfy { $0 <= $1 }, "D3: an older state after a newer one")
+            let older = zip(counts.indices, counts.dropFirst()).first { counts[$0.0] > $0.1 }?.0
+            #expect(
+                older == nil,
+                "D3: an older state after a newer one: \(older.map { counts[max(0, $0 - 5)..<min(counts.count, $0 + 6)] } ?? [])"
+            )
         }
     }
 

@@ -46,7 +46,7 @@ struct SubscriberChurnTests {
     }
 
     @Test("R5: unsubscribing a view during its first render waits for it, and the render's thread stops there")
-    func unsubscribeDuringFirstRender() {
+    func unsubscribeDuringFirstRender() async {
         let gate = RenderGate()
         let log = EventLog()
         let view = ProbeView<Counter> { state in
@@ -55,19 +55,19 @@ struct SubscriberChurnTests {
             log.record("first render returned")
         }
         let subscriber = onAnotherThread { model.subscribe(view: view) }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         // Committed while the subscribing thread owns the view's calls: the writer skips it, and the catch-up
         // after the first render would render it, were the subscription not ended by then.
-        expectSignalled(onAnotherThread { model.write { $0.count = 1 } })
+        await expectSignalled(onAnotherThread { model.write { $0.count = 1 } })
         let canceller = onAnotherThread {
             model.unsubscribe(view: view)
             log.record("unsubscribe returned")
         }
-        expectEventually { model.subscriberCount == 0 }
-        #expect(canceller.wait(timeout: .now() + 0.2) == .timedOut, "unsubscribe did not wait for the render")
+        await expectEventually { model.subscriberCount == 0 }
+        #expect(!(await signalled(canceller, within: 0.2)), "unsubscribe did not wait for the render")
         gate.release()
-        expectSignalled(canceller)
-        expectSignalled(subscriber)
+        await expectSignalled(canceller)
+        await expectSignalled(subscriber)
         #expect(log.all == ["first render returned", "unsubscribe returned"])
         model.write { $0.count = 2 }
         #expect(view.history.map(\.count) == [0])
@@ -75,7 +75,7 @@ struct SubscriberChurnTests {
     }
 
     @Test("V1: a view that only the subscribing call holds is caught up before subscribe returns, then let go")
-    func temporaryViewCaughtUp() {
+    func temporaryViewCaughtUp() async {
         let gate = RenderGate()
         let renders = Locked<[Int]>([])
         let subscriber = onAnotherThread {
@@ -85,18 +85,18 @@ struct SubscriberChurnTests {
                     if state.count == 0 { gate.pause() }
                 })
         }
-        gate.waitUntilPaused()
-        expectSignalled(onAnotherThread { model.write { $0.count = 1 } })
+        await gate.waitUntilPaused()
+        await expectSignalled(onAnotherThread { model.write { $0.count = 1 } })
         gate.release()
-        expectSignalled(subscriber)
+        await expectSignalled(subscriber)
         #expect(renders.withLock { $0 } == [0, 1])
         #expect(model.subscriberCount == 0)
-        expectCompletes { model.write { $0.count = 2 } }
+        await expectCompletes { model.write { $0.count = 2 } }
         #expect(renders.withLock { $0 } == [0, 1])
     }
 
     @Test("V1, R5: a view subscribed in a transaction and gone before it ends leaves no claimed call behind")
-    func viewGoneBeforeTransactionEnds() {
+    func viewGoneBeforeTransactionEnds() async {
         let log = RenderLog()
         let token = Locked<StateSubscription?>(nil)
         model.write {
@@ -108,36 +108,36 @@ struct SubscriberChurnTests {
         #expect(model.subscriberCount == 0)
         // A call that the transaction claimed and never gave back would keep a cancel waiting forever.
         let cancel = onAnotherThread { token.withLock { $0 }?.cancel() }
-        expectSignalled(cancel)
-        expectCompletes { model.write { $0.count = 2 } }
+        await expectSignalled(cancel)
+        await expectCompletes { model.write { $0.count = 2 } }
         #expect(log.count == 0)
     }
 
     @Test("R5: unsubscribing a kept view while its catch-up waits for another thread's render")
-    func unsubscribeDuringKeptCatchUp() {
+    func unsubscribeDuringKeptCatchUp() async {
         let gate = RenderGate()
         let view = ProbeView<Counter> { state in
             if state.count == 1 { gate.pause() }
         }
         let token = model.subscribe(view: view)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         // Subscribing the kept view again waits for the writer's render before catching up.
         let resubscriber = onAnotherThread { model.subscribe(view: view) }
-        expectEventually { token.isWaitedForByCancel }
+        await expectEventually { token.isWaitedForByCancel }
         let canceller = onAnotherThread { model.unsubscribe(view: view) }
-        expectEventually { model.subscriberCount == 0 }
+        await expectEventually { model.subscriberCount == 0 }
         gate.release()
-        expectSignalled(canceller)
-        expectSignalled(resubscriber)
-        expectSignalled(writer)
+        await expectSignalled(canceller)
+        await expectSignalled(resubscriber)
+        await expectSignalled(writer)
         model.write { $0.count = 2 }
         #expect(view.history.map(\.count) == [0, 1])
         #expect(view.overlappingRenders == 0)
     }
 
     @Test("R5: a render that cancels a view the finishing transaction of its thread's waiter has claimed")
-    func cancelOfClaimedLeftoverFromWaitedRender() {
+    func cancelOfClaimedLeftoverFromWaitedRender() async {
         let gate = RenderGate()
         let tokenOfLate = Locked<StateSubscription?>(nil)
         let late = ProbeView<Counter>()
@@ -148,7 +148,7 @@ struct SubscriberChurnTests {
         }
         let tokenOfEarly = model.subscribe(view: early)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         // The transaction ends `early`, whose render runs on the writer, and subscribes `late`, whose calls it
         // claims as it unlocks: it then waits for the writer's render, which cancels `late` and would wait back.
         let transaction = onAnotherThread {
@@ -158,10 +158,10 @@ struct SubscriberChurnTests {
                 model.state.count = 2
             }
         }
-        expectEventually { tokenOfEarly.isWaitedForByCancel }
+        await expectEventually { tokenOfEarly.isWaitedForByCancel }
         gate.release()
-        expectSignalled(transaction)
-        expectSignalled(writer)
+        await expectSignalled(transaction)
+        await expectSignalled(writer)
         model.write { $0.count = 3 }
         #expect(early.history.map(\.count) == [0, 1])
         #expect(late.history.map(\.count).allSatisfy { $0 == 2 })

@@ -2,6 +2,7 @@ import Dispatch
 import Sobreiro
 import SobreiroPrimitives
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -33,25 +34,23 @@ final class CounterModel: ViewModel<Counter>, @unchecked Sendable {
     }
 }
 
-/// Runs `body` on many threads at once.
-func race(times: Int, _ body: @Sendable (Int) -> Void) {
-    DispatchQueue.concurrentPerform(iterations: times, execute: body)
+/// Runs `body` on many threads at once, each a thread of its own, and returns when every one has returned.
+///
+/// Not `DispatchQueue.concurrentPerform`: its workers are threads of the pool, which other tests may hold. Call it
+/// from a thread of its own too (`expectCompletes`), since it blocks its caller.
+func race(times: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let threads = (0..<times).map { index in onAnotherThread { body(index) } }
+    for done in threads { done.wait() }
 }
 
-/// Runs `body` on another thread and fails the test, instead of hanging it, if `body` has not returned
-/// within `seconds`.
+/// Runs `body` on a thread of its own and fails the test, instead of hanging it, if `body` has not returned
+/// within ``patience``; the caller suspends meanwhile.
 func expectCompletes(
-    within seconds: Double = 20,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () -> Void
-) {
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-        body()
-        done.signal()
-    }
-    let result = done.wait(timeout: .now() + seconds)
-    #expect(result == .success, "deadlock: the work did not finish in \(seconds) s", sourceLocation: sourceLocation)
+) async {
+    let done = await signalled(onAnotherThread(body))
+    #expect(done, "deadlock: the work did not finish in \(Int(patience)) s", sourceLocation: sourceLocation)
 }
 
 /// A view that records what it renders, runs a hook inside each render, and notices if it is ever called

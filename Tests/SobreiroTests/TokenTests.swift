@@ -46,11 +46,11 @@ struct TokenTests {
     }
 
     @Test("tokens cancel safely from many threads while writers run")
-    func cancelFromManyThreads() {
+    func cancelFromManyThreads() async {
         let model = CounterModel()
         let views = (0..<64).map { _ in ProbeView<Counter>() }
         let tokens = views.map { model.subscribe(view: $0) }
-        expectCompletes {
+        await expectCompletes {
             race(times: 4) { worker in
                 for index in 0..<tokens.count where index % 4 == worker {
                     model.increment()

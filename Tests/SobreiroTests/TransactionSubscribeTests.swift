@@ -11,7 +11,7 @@ private struct Boom: Error {}
 @Suite("Subscribing inside transactions: leftovers, catch-up and call slots")
 struct TransactionSubscribeLeftoverTests {
     @Test("V1: a view subscribed in a transaction that throws renders the committed state once and stays subscribed")
-    func subscribeInThrowingTransaction() {
+    func subscribeInThrowingTransaction() async {
         let model = CounterModel(count: 3)
         let view = ProbeView<Counter>()
         do {
@@ -23,12 +23,12 @@ struct TransactionSubscribeLeftoverTests {
         } catch {}
         #expect(view.history.map(\.count) == [3])
         let writer = onAnotherThread { model.write { $0.count = 4 } }
-        expectSignalled(writer)
+        await expectSignalled(writer)
         #expect(view.history.map(\.count) == [3, 4], "slot left claimed: the deliverer skips the view")
     }
 
     @Test("V1: nested transaction that subscribes and throws, outer commits")
-    func subscribeInNestedThrowingTransaction() {
+    func subscribeInNestedThrowingTransaction() async {
         let model = CounterModel()
         let view = ProbeView<Counter>()
         model.write {
@@ -44,12 +44,12 @@ struct TransactionSubscribeLeftoverTests {
         }
         #expect(view.history.map(\.count) == [2])
         let writer = onAnotherThread { model.write { $0.count = 5 } }
-        expectSignalled(writer)
+        await expectSignalled(writer)
         #expect(view.history.last?.count == 5)
     }
 
     @Test("V1: the same view subscribed twice in one transaction, and re-subscribed after an unsubscribe in it")
-    func subscribeTwiceInTransaction() {
+    func subscribeTwiceInTransaction() async {
         let model = CounterModel()
         let view = ProbeView<Counter>()
         model.write {
@@ -62,21 +62,21 @@ struct TransactionSubscribeLeftoverTests {
         #expect(view.history.map(\.count) == [1])
         #expect(model.subscriberCount == 1)
         let writer = onAnotherThread { model.write { $0.count = 2 } }
-        expectSignalled(writer)
+        await expectSignalled(writer)
         #expect(view.history.map(\.count) == [1, 2])
         #expect(view.overlappingRenders == 0)
     }
 
     @Test(
         "V1: subscribing in a transaction a view that another thread is rendering: rendered latest when write returns")
-    func subscribeInTransactionViewRenderedElsewhere() {
+    func subscribeInTransactionViewRenderedElsewhere() async {
         let model = CounterModel()
         let gate = RenderGate()
         let once = Atomic<Bool>(true)
         let view = ProbeView<Counter> { if $0.count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() } }
         model.subscribe(view: view)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         let seen = Locked<[Int]>([])
         let subscriber = onAnotherThread {
             model.write {
@@ -85,10 +85,10 @@ struct TransactionSubscribeLeftoverTests {
             }
             seen.withLock { $0 = view.history.map(\.count) }
         }
-        let early = subscriber.wait(timeout: .now() + 1) == .success
+        let early = await signalled(subscriber, within: 1)
         gate.release()
-        expectSignalled(writer)
-        if !early { expectSignalled(subscriber) }
+        await expectSignalled(writer)
+        if !early { await expectSignalled(subscriber) }
         #expect(!early, "write returned while the kept view was still rendering 1")
         #expect(seen.withLock { $0 }.last == 2)
         #expect(view.overlappingRenders == 0)
@@ -98,14 +98,14 @@ struct TransactionSubscribeLeftoverTests {
     /// The transaction also cancels a subscriber whose render another thread runs, so that after unlocking it
     /// waits in the release of that entry while it holds the newcomer's slot.
     @Test("V1: a newcomer cancelled between commit and its leftover render is never rendered and its cancel returns")
-    func cancelBetweenCommitAndLeftoverRender() {
+    func cancelBetweenCommitAndLeftoverRender() async {
         let model = CounterModel()
         let gate = RenderGate()
         let once = Atomic<Bool>(true)
         let slow = ProbeView<Counter> { if $0.count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() } }
         let slowToken = model.subscribe(view: slow)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         let newcomer = ProbeView<Counter>()
         let token = Locked<StateSubscription?>(nil)
         let subscribed = DispatchSemaphore(value: 0)
@@ -117,26 +117,26 @@ struct TransactionSubscribeLeftoverTests {
             _ = subscribed
         }
         // Let the transaction reach its wait for the paused render.
-        Thread.sleep(forTimeInterval: 0.3)
+        await expectEventually { slowToken.isWaitedForByCancel }
         let cancel = onAnotherThread { token.withLock { $0 }?.cancel() }
-        let cancelEarly = cancel.wait(timeout: .now() + 0.3) == .success
+        let cancelEarly = await signalled(cancel, within: 0.3)
         gate.release()
-        expectSignalled(writer)
-        expectSignalled(transaction)
-        if !cancelEarly { expectSignalled(cancel) }
+        await expectSignalled(writer)
+        await expectSignalled(transaction)
+        if !cancelEarly { await expectSignalled(cancel) }
         #expect(newcomer.history.isEmpty, "a cancelled newcomer was rendered")
         #expect(model.subscriberCount == 0)
     }
 
     @Test("V1: a newcomer deallocated between commit and its leftover render frees its entry")
-    func deallocatedBetweenCommitAndLeftoverRender() {
+    func deallocatedBetweenCommitAndLeftoverRender() async {
         let model = CounterModel()
         let gate = RenderGate()
         let once = Atomic<Bool>(true)
         let slow = ProbeView<Counter> { if $0.count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() } }
         let slowToken = model.subscribe(view: slow)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         let log = RenderLog()
         let holder = Locked<LoggingView?>(LoggingView(log: log))
         let transaction = onAnotherThread {
@@ -145,11 +145,11 @@ struct TransactionSubscribeLeftoverTests {
                 slowToken.cancel()
             }
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        await expectEventually { slowToken.isWaitedForByCancel }
         holder.withLock { $0 = nil }
         gate.release()
-        expectSignalled(writer)
-        expectSignalled(transaction)
+        await expectSignalled(writer)
+        await expectSignalled(transaction)
         #expect(log.count == 0)
         #expect(model.subscriberCount == 0)
         let next = LoggingView(log: log)
@@ -160,7 +160,7 @@ struct TransactionSubscribeLeftoverTests {
     /// The transaction claims the newcomer X at commit, then waits for V's first render on another thread, and
     /// that render subscribes X: each waits for a slot the other holds.
     @Test("V1: leftovers holding a newcomer's slot wait for a render that subscribes that newcomer")
-    func crossedSlotsBetweenLeftoversAndFirstRender() {
+    func crossedSlotsBetweenLeftoversAndFirstRender() async {
         let model = CounterModel()
         let gate = RenderGate()
         let once = Atomic<Bool>(true)
@@ -171,7 +171,7 @@ struct TransactionSubscribeLeftoverTests {
             model.subscribe(view: x)
         }
         let b = onAnotherThread { model.subscribe(view: v) }
-        gate.waitUntilPaused()
+        await gate.waitUntilPaused()
         let a = onAnotherThread {
             model.write {
                 model.subscribe(view: v)  // kept: B renders it
@@ -179,10 +179,10 @@ struct TransactionSubscribeLeftoverTests {
                 model.state.count = 1
             }
         }
-        Thread.sleep(forTimeInterval: 0.2)
+        try? await Task.sleep(for: .milliseconds(200))
         gate.release()
-        expectSignalled(a)
-        expectSignalled(b)
+        await expectSignalled(a)
+        await expectSignalled(b)
         #expect(v.history.last?.count == 1)
         #expect(x.history.last?.count == 1)
         #expect(v.overlappingRenders == 0 && x.overlappingRenders == 0)

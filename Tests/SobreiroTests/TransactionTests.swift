@@ -8,23 +8,25 @@ private struct Failure: Error {}
 @Suite("Transactions")
 struct TransactionTests {
     @Test("T1: concurrent writes from many threads lose no update")
-    func concurrentWritesAreAtomic() {
+    func concurrentWritesAreAtomic() async {
         // Given
         let model = CounterModel()
         // When
-        race(times: 8) { _ in
-            for _ in 0..<5_000 { model.write { $0.count += 1 } }
+        await expectCompletes {
+            race(times: 8) { _ in
+                for _ in 0..<5_000 { model.write { $0.count += 1 } }
+            }
         }
         // Then
         #expect(model.state.count == 40_000)
     }
 
     @Test("T1: write, update and the in-place write mixed on many threads never deadlock")
-    func mixedTransactionsDoNotDeadlock() {
+    func mixedTransactionsDoNotDeadlock() async {
         let model = CounterModel()
         let view = ProbeView<Counter>()
         model.subscribe(view: view)
-        expectCompletes {
+        await expectCompletes {
             race(times: 6) { index in
                 for _ in 0..<2_000 {
                     switch index % 3 {
@@ -100,10 +102,10 @@ struct TransactionTests {
     }
 
     @Test("T4: a transaction on another thread never exposes its draft")
-    func otherThreadsSeeOnlyCommittedStates() {
+    func otherThreadsSeeOnlyCommittedStates() async {
         let model = CounterModel()
         let draftsSeen = Atomic<Int>(0)
-        expectCompletes {
+        await expectCompletes {
             race(times: 4) { index in
                 for _ in 0..<2_000 {
                     if index == 0 {

@@ -10,9 +10,11 @@ import Dispatch
 /// A thread of its own rather than a dispatch worker: other tests can keep the workers busy for seconds, and the
 /// main queue, held meanwhile, would hold up every test that waits for it.
 ///
-/// - Returns: `false` if `body` did not finish within `seconds`.
+/// The main thread blocks meanwhile, by design; `body` must need neither the main queue nor a thread of the pool.
+///
+/// - Returns: `false` if `body` did not finish within `seconds`, a safety net against a deadlock.
 @MainActor
-public func runElsewhereHoldingMainQueue(seconds: Double = 20, _ body: @escaping @Sendable () -> Void) -> Bool {
+public func runElsewhereHoldingMainQueue(seconds: Double = patience, _ body: @escaping @Sendable () -> Void) -> Bool {
     onAnotherThread(body).wait(timeout: .now() + seconds) == .success
 }
 

@@ -3,6 +3,7 @@ import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
 import Synchronization
+import TestSupport
 import Testing
 
 // The tests of the "Dependencies and navigation" article: the repository browser under stub clients.
@@ -46,12 +47,12 @@ struct BrowserTests {
                 .with(RepositoryClientKey.self, client)
                 .with(ClockKey.self, clock)
         )
-        await list.settleEffects()
+        await list.settleEffects(timeout: patientWait)
         list.expect(RepositoryListState(repositories: [oak]))
 
         client.listing.withLock { $0.append(cork) }
         await clock.advance(by: .seconds(300))
-        await list.settleEffects()
+        await list.settleEffects(timeout: patientWait)
         list.expect(RepositoryListState(repositories: [oak, cork]))
         list.detach()  // the list polls for as long as it is active
     }
@@ -74,7 +75,7 @@ struct BrowserTests {
         #expect(stack(of: browser) == [2, 1, 2])
         #expect(browser.children.allSatisfy { $0.state == .active })
         for case let screen as RepositoryScope in browser.children {
-            await settleEffects(of: screen.detail)
+            await settleEffects(of: screen.detail, timeout: patientWait)
             let id = screen.detail.state.repository
             #expect(screen.detail.state.link == "https://code.example/repositories/\(id)")
             #expect(screen.detail.state.readme == "README of \(id)")
@@ -108,11 +109,11 @@ struct BrowserTests {
 
         let browser = BrowserScope()
         office.host(browser)
-        await settleEffects(of: browser.list)
+        await settleEffects(of: browser.list, timeout: patientWait)
         #expect(browser.list.state.repositories == [oak])
 
         home.host(browser)
-        await settleEffects(of: browser.list)
+        await settleEffects(of: browser.list, timeout: patientWait)
         #expect(browser.list.state.repositories == [cork])
         browser.detach()
     }
