@@ -3,6 +3,7 @@ import Sobreiro
 import SobreiroPrimitives
 package import SobreiroScopeKit
 import Synchronization
+import Testing
 
 /// Counts the operations of the effects of one model that are running, those of them parked on a test clock, and
 /// the jobs of their tasks that are queued or running, so that a test can wait until every effect has settled.
@@ -29,6 +30,30 @@ package final class EffectActivity: Sendable {
         var counts = EffectCounts<Waiter>()
         /// The number of running operations of each effect, by where the effect was declared.
         var runningByOrigin: [EffectOrigin: Int] = [:]
+        /// The number of operations of each effect whose body has not returned: started and not entered yet, or
+        /// running it. An operation whose body has returned is writing its result back, and is no longer among them.
+        var unfinishedByOrigin: [EffectOrigin: Int] = [:]
+        /// Each operation whose body runs, by the number ``EffectCounts/enter()`` gave it: its effect, and what it
+        /// waits for.
+        var bodies: [Int: Body] = [:]
+        /// The test whose code started the last operation, if Swift Testing runs it: a clock that advances in that
+        /// test first lets these operations reach it.
+        var startedIn: Test.ID?
+    }
+
+    /// An operation whose body runs, and the waits of it that a test drives.
+    private struct Body {
+        let origin: EffectOrigin
+        var clockWaits = 0
+        var sequenceWaits = 0
+        /// Whether its task was cancelled: it is ending, and a test that ends meanwhile has not missed its work.
+        var isCancelled = false
+
+        var state: OperationState {
+            if clockWaits > 0 { return .asleepOnClock }
+            if sequenceWaits > 0 { return .waitingForSequence }
+            return .running
+        }
     }
 
     private let contents = Locked(Contents())
@@ -51,16 +76,31 @@ package final class EffectActivity: Sendable {
     }
 
     deinit {
-        let model = model
-        Self.byModel.withLock { entries in
-            // A newer activity may have taken the entry since this one's last reference went.
-            if entries[model]?.activity == nil { entries[model] = nil }
+        let (model, me) = (model, ObjectIdentifier(self))
+        // Read before locking, and let go of after unlocking, as anything held across the lock.
+        let hooks = Self.registryHooks
+        hooks?.activityWillLeave()
+        // A newer activity may have taken the entry since this one's last reference went. The entry is told apart by
+        // identity, never by loading its weak reference: that would make a strong reference to the newer activity,
+        // and if its other references went meanwhile, releasing this one would run its deinit here, under the lock
+        // that deinit takes. No other activity can have this one's address while this one is deinitialized.
+        let removed = Self.byModel.withLock { entries -> WeakActivity? in
+            guard entries[model]?.identity == me else {
+                hooks?.entryExamined()
+                return nil
+            }
+            hooks?.entryExamined()
+            return entries.removeValue(forKey: model)
         }
+        // Let go of the entry after unlocking, as of everything the registry drops.
+        withExtendedLifetime((removed, hooks)) {}
     }
 
     /// The activity of `model`'s effects while any of them exists.
     package static func of(_ model: AnyObject) -> EffectActivity? {
-        byModel.withLock { entries in
+        byModel.withLock { entries -> EffectActivity? in
+            // Loading `entry.model` releases nothing here: the caller holds `model`, the only live object at its
+            // address. The activity is handed to the caller, who releases it after unlocking.
             guard let entry = entries[ObjectIdentifier(model)], entry.model === model else { return nil }
             return entry.activity
         }
@@ -68,12 +108,51 @@ package final class EffectActivity: Sendable {
 
     /// The activity of `model`'s effects, created if none exists.
     static func forModel(_ model: AnyObject) -> EffectActivity {
-        byModel.withLock { entries in
+        let (activity, replaced) = byModel.withLock { entries -> (EffectActivity, WeakActivity?) in
             let key = ObjectIdentifier(model)
-            if let entry = entries[key], entry.model === model, let activity = entry.activity { return activity }
+            if let entry = entries[key], entry.model === model, let activity = entry.activity { return (activity, nil) }
             let activity = EffectActivity(model: key)
-            entries[key] = WeakActivity(activity: activity, model: model)
-            return activity
+            return (activity, entries.updateValue(WeakActivity(activity: activity, model: model), forKey: key))
+        }
+        _ = consume replaced
+        return activity
+    }
+
+    /// The live activities whose operations were last started by code of the test `test` (`nil`: no Swift Testing
+    /// test, as under XCTest).
+    static func activities(startedIn test: Test.ID?) -> [EffectActivity] {
+        // Loaded under the lock and filtered after it: a reference let go of inside could be the last one.
+        let all = byModel.withLock { entries in entries.values.compactMap(\.activity) }
+        return all.filter { activity in activity.contents.withLock { $0.startedIn == test } }
+    }
+
+    /// Points in the registry's life where a test of this package controls how threads interleave: `nil` in every
+    /// other process, where they cost one load of a static.
+    package struct RegistryHooks: Sendable {
+        /// Called as an activity's deinit begins, before it takes the registry's lock.
+        package var activityWillLeave: @Sendable () -> Void
+        /// Called by an activity's deinit once it holds the registry's lock and has examined its model's entry,
+        /// before it lets the lock go.
+        package var entryExamined: @Sendable () -> Void
+
+        /// Creates the hooks.
+        package init(
+            activityWillLeave: @escaping @Sendable () -> Void,
+            entryExamined: @escaping @Sendable () -> Void
+        ) {
+            self.activityWillLeave = activityWillLeave
+            self.entryExamined = entryExamined
+        }
+    }
+
+    private static let hooks = Locked<RegistryHooks?>(nil)
+
+    /// The registry's hooks; set only by this package's tests, in a process of their own.
+    package static var registryHooks: RegistryHooks? {
+        get { hooks.withLock { $0 } }
+        set {
+            var replaced = newValue
+            hooks.withLock { swap(&$0, &replaced) }
         }
     }
 
@@ -85,21 +164,39 @@ package final class EffectActivity: Sendable {
     /// Counts an operation of the effect declared at `origin`, and gives its task this activity as executor once
     /// jobs are counted.
     func operationWillStart(of origin: EffectOrigin) -> (any TaskExecutor)? {
+        let test = Test.current?.id
         change { contents in
             contents.runningByOrigin[origin, default: 0] += 1
+            contents.unfinishedByOrigin[origin, default: 0] += 1
+            if let test { contents.startedIn = test }
             contents.counts.begin()
         }
         return Self.countsJobs.load(ordering: .relaxed) ? self : nil
     }
 
-    /// Runs the body of an operation counted by ``operationWillStart(of:)`` with the operation current, where a test
-    /// clock finds it.
-    package func run<Result: Sendable>(_ body: () async -> Result) async -> Result {
-        var number = 0
-        change { number = $0.counts.enter() }
-        defer { change { $0.counts.leave(number) } }
+    /// Runs the body of an operation of the effect declared at `origin`, counted by ``operationWillStart(of:)``,
+    /// with the operation current, where a test clock finds it.
+    package func run<Result: Sendable>(of origin: EffectOrigin, _ body: () async -> Result) async -> Result {
+        var entered = 0
+        change { contents in
+            entered = contents.counts.enter()
+            contents.bodies[entered] = Body(origin: origin)
+        }
+        let number = entered
+        defer {
+            change { contents in
+                contents.counts.leave(number)
+                contents.bodies[number] = nil
+                let remaining = contents.unfinishedByOrigin[origin, default: 1] - 1
+                contents.unfinishedByOrigin[origin] = remaining > 0 ? remaining : nil
+            }
+        }
         let operation = EffectOperation(activity: self, number: number)
-        return await EffectOperation.$current.withValue(operation, operation: body)
+        return await withTaskCancellationHandler {
+            await EffectOperation.$current.withValue(operation, operation: body)
+        } onCancel: {
+            change { $0.bodies[number]?.isCancelled = true }
+        }
     }
 
     /// An operation of the effect declared at `origin` has ended.
@@ -111,11 +208,27 @@ package final class EffectActivity: Sendable {
         }
     }
 
-    /// The operation numbered `operation` starts a wait that a test drives.
-    func park(_ operation: Int) { change { $0.counts.park(operation) } }
+    /// The operation numbered `operation` starts a wait for `wait`, which a test drives.
+    func park(_ operation: Int, on wait: EffectWait) {
+        change { contents in
+            contents.counts.park(operation)
+            switch wait {
+            case .clock: contents.bodies[operation]?.clockWaits += 1
+            case .sequence: contents.bodies[operation]?.sequenceWaits += 1
+            }
+        }
+    }
 
-    /// A wait of the operation numbered `operation` has ended.
-    func unpark(_ operation: Int) { change { $0.counts.unpark(operation) } }
+    /// A wait for `wait` of the operation numbered `operation` has ended.
+    func unpark(_ operation: Int, on wait: EffectWait) {
+        change { contents in
+            contents.counts.unpark(operation)
+            switch wait {
+            case .clock: contents.bodies[operation]?.clockWaits -= 1
+            case .sequence: contents.bodies[operation]?.sequenceWaits -= 1
+            }
+        }
+    }
 
     /// The number of operations running now.
     package var running: Int {
@@ -138,6 +251,27 @@ package final class EffectActivity: Sendable {
     /// Whether every operation is parked, and settling waits only for the main queue to run what was queued on it.
     package var isWaitingForMainQueue: Bool {
         contents.withLock { $0.counts.isWaitingForMainQueue }
+    }
+
+    /// The operations whose body has not returned, grouped by their effect and by what they do now, in the order
+    /// of the effects' declarations. An operation that is writing its result back is not among them: a test that has
+    /// seen its write-back has seen what it did. Nor is one whose task was cancelled: it is ending, and whatever it
+    /// would have done was called off.
+    package var unfinishedOperations: [UnfinishedOperations] {
+        contents.withLock { contents in
+            var groups: [UnfinishedOperations.Key: Int] = [:]
+            var entered: [EffectOrigin: Int] = [:]
+            for body in contents.bodies.values {
+                entered[body.origin, default: 0] += 1
+                if !body.isCancelled { groups[.init(origin: body.origin, state: body.state), default: 0] += 1 }
+            }
+            // Started, and not entered yet: its task has not run, so it counts as running.
+            for (origin, count) in contents.unfinishedByOrigin where count > entered[origin, default: 0] {
+                groups[.init(origin: origin, state: .running), default: 0] += count - entered[origin, default: 0]
+            }
+            return groups.map { UnfinishedOperations(origin: $0.key.origin, state: $0.key.state, count: $0.value) }
+                .sorted { $0.sortKey < $1.sortKey }
+        }
     }
 
     /// Applies `update`, resumes the waiters whose condition holds, and probes the main queue if settling needs it.
@@ -172,23 +306,6 @@ package final class EffectActivity: Sendable {
             }
         }
     }
-
-    /// Blocks the calling thread until `condition` holds, for up to `timeout`.
-    ///
-    /// For a check that cannot suspend, such as one in a `deinit`. It may block the main thread, so wait only for
-    /// a condition that needs nothing from the main queue: ``EffectCondition/quiet``, not ``EffectCondition/settled``.
-    ///
-    /// - Returns: `true` if the condition holds, `false` after the timeout.
-    package func block(until condition: Condition, timeout: Duration) -> Bool {
-        let semaphore = DispatchSemaphore(value: 0)
-        var number = 0
-        change { number = $0.counts.addWaiter({ _ in semaphore.signal() }, until: condition) }
-        if semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .success { return true }
-        // Taken by no one: the wait is given up. Otherwise it was taken as ready and signals at once.
-        guard contents.withLock({ $0.counts.removeWaiter(number) }) == nil else { return false }
-        semaphore.wait()
-        return true
-    }
 }
 
 extension EffectActivity: TaskExecutor {
@@ -220,8 +337,55 @@ extension DispatchQoS.QoSClass {
     }
 }
 
+/// What an effect operation waits for while it is parked.
+package enum EffectWait: Sendable {
+    /// A sleep on a ``TestClock``.
+    case clock
+    /// The next element of an `AsyncSequence` the effect consumes.
+    case sequence
+}
+
+/// What an operation whose body has not returned does now.
+package enum OperationState: Int, Sendable, Comparable {
+    /// It runs, or waits for something that is neither a test clock nor a sequence it consumes.
+    case running
+    /// It waits for the next element of a sequence it consumes.
+    case waitingForSequence
+    /// It sleeps on a test clock.
+    case asleepOnClock
+
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// The unfinished operations of one effect that are in one state.
+package struct UnfinishedOperations: Sendable {
+    fileprivate struct Key: Hashable {
+        let origin: EffectOrigin
+        let state: OperationState
+    }
+
+    /// Where the effect was declared.
+    package let origin: EffectOrigin
+    /// What its operations do.
+    package let state: OperationState
+    /// How many of its operations do that.
+    package let count: Int
+
+    fileprivate var sortKey: String {
+        "\(origin.fileID ?? "")\u{0}\(String(origin.line + 1_000_000_000))\u{0}\(origin.form)\u{0}\(state.rawValue)"
+    }
+}
+
 private struct WeakActivity {
     weak var activity: EffectActivity?
     /// The model the activity counts for, to tell it from a later model at the same address.
     weak var model: AnyObject?
+    /// The activity's identity, compared without loading `activity`.
+    let identity: ObjectIdentifier
+
+    init(activity: EffectActivity, model: AnyObject) {
+        self.activity = activity
+        self.model = model
+        identity = ObjectIdentifier(activity)
+    }
 }
