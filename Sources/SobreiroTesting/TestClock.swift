@@ -160,7 +160,10 @@ public final class TestClock: Clock, Sendable {
                     guard contents.cancelledEarly.remove(number) == nil else {
                         return (.failure(CancellationError()), [])
                     }
-                    if let activity = operation?.activity { contents.activities[ObjectIdentifier(activity)] = activity }
+                    // Added once: replacing the entry would let go of a reference under the lock.
+                    if let activity = operation?.activity, contents.activities[ObjectIdentifier(activity)] == nil {
+                        contents.activities[ObjectIdentifier(activity)] = activity
+                    }
                     guard deadline > contents.now else { return (.success(true), []) }
                     contents.sleepers.append(
                         Sleeper(

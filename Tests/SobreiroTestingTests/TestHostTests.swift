@@ -177,7 +177,7 @@ struct TestHostTests {
         tracker.operationDidEnd()
     }
 
-    @Test("an operation whose body has returned, writing back, is not reported; its effect's next one is")
+    @Test("an operation whose body has returned, writing back, is not reported, and the check waits for nothing")
     nonisolated func writingBack() async throws {
         final class Model: Sendable {}
         let model = Model()
