@@ -72,10 +72,11 @@ private enum Interleaving {
                 guard first else { return }
                 // The old activity's deinit holds the registry's lock: the newer one's last outside reference goes
                 // on another thread, now.
-                let newer = Box(state.withLock { state in
-                    defer { state.newer = nil }
-                    return state.newer
-                })
+                let newer = Box(
+                    state.withLock { state in
+                        defer { state.newer = nil }
+                        return state.newer
+                    })
                 Thread {
                     newer.value = nil
                     newerLetGo.signal()

@@ -58,7 +58,8 @@ struct EndOfTestCheckTests {
             took = ContinuousClock.now - started
         } matching: { issue in
             issue.sourceLocation?.line == line
-                && text(of: issue).contains("1 effect operation(s) of HangingLoadModel still run at the end of the test")
+                && text(of: issue).contains(
+                    "1 effect operation(s) of HangingLoadModel still run at the end of the test")
                 && text(of: issue).contains(
                     "running, or waiting for something other than a TestClock or a sequence it consumes")
                 && !text(of: issue).contains("TestClock they sleep on")
