@@ -30,9 +30,6 @@ package final class EffectActivity: Sendable {
         var counts = EffectCounts<Waiter>()
         /// The number of running operations of each effect, by where the effect was declared.
         var runningByOrigin: [EffectOrigin: Int] = [:]
-        /// The number of operations of each effect whose body has not returned: started and not entered yet, or
-        /// running it. An operation whose body has returned is writing its result back, and is no longer among them.
-        var unfinishedByOrigin: [EffectOrigin: Int] = [:]
         /// Each operation whose body runs, by the number ``EffectCounts/enter()`` gave it: its effect, and what it
         /// waits for.
         var bodies: [Int: Body] = [:]
@@ -167,7 +164,6 @@ package final class EffectActivity: Sendable {
         let test = Test.current?.id
         change { contents in
             contents.runningByOrigin[origin, default: 0] += 1
-            contents.unfinishedByOrigin[origin, default: 0] += 1
             if let test { contents.startedIn = test }
             contents.counts.begin()
         }
@@ -187,8 +183,6 @@ package final class EffectActivity: Sendable {
             change { contents in
                 contents.counts.leave(number)
                 contents.bodies[number] = nil
-                let remaining = contents.unfinishedByOrigin[origin, default: 1] - 1
-                contents.unfinishedByOrigin[origin] = remaining > 0 ? remaining : nil
             }
         }
         let operation = EffectOperation(activity: self, number: number)
@@ -253,21 +247,19 @@ package final class EffectActivity: Sendable {
         contents.withLock { $0.counts.isWaitingForMainQueue }
     }
 
-    /// The operations whose body has not returned, grouped by their effect and by what they do now, in the order
-    /// of the effects' declarations. An operation that is writing its result back is not among them: a test that has
-    /// seen its write-back has seen what it did. Nor is one whose task was cancelled: it is ending, and whatever it
-    /// would have done was called off.
+    /// The operations whose body runs, grouped by their effect and by what they do now, in the order of the
+    /// effects' declarations.
+    ///
+    /// Only operations whose task has entered the body and not returned from it are among them, and not those whose
+    /// task was cancelled. One whose body has returned is writing its result back: a test that has seen its
+    /// write-back has seen what it did. One that was cancelled is ending, and what it would have done was called
+    /// off. One whose task has not started yet is called off by a tear-down that comes first; were it counted, a
+    /// test that ends right after starting it would pass or fail by how fast the machine schedules the task.
     package var unfinishedOperations: [UnfinishedOperations] {
         contents.withLock { contents in
             var groups: [UnfinishedOperations.Key: Int] = [:]
-            var entered: [EffectOrigin: Int] = [:]
-            for body in contents.bodies.values {
-                entered[body.origin, default: 0] += 1
-                if !body.isCancelled { groups[.init(origin: body.origin, state: body.state), default: 0] += 1 }
-            }
-            // Started, and not entered yet: its task has not run, so it counts as running.
-            for (origin, count) in contents.unfinishedByOrigin where count > entered[origin, default: 0] {
-                groups[.init(origin: origin, state: .running), default: 0] += count - entered[origin, default: 0]
+            for body in contents.bodies.values where !body.isCancelled {
+                groups[.init(origin: body.origin, state: body.state), default: 0] += 1
             }
             return groups.map { UnfinishedOperations(origin: $0.key.origin, state: $0.key.state, count: $0.value) }
                 .sorted { $0.sortKey < $1.sortKey }

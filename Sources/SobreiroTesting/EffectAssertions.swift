@@ -140,9 +140,10 @@ public enum EffectExhaustivity: Sendable {
 ///
 /// ``TestHost`` makes this check when the test ends. Call it yourself at the end of a test that builds its own
 /// tree, before it detaches the model's behavior, which would cancel what still runs. It waits for nothing: it
-/// reports at once each operation whose body has not returned, saying what it waits for (a ``TestClock``, the next
+/// reports at once each operation that is running its body, saying what it waits for (a ``TestClock``, the next
 /// element of a sequence it consumes, or something else). An operation whose body has returned and that is
-/// writing its result back is not reported: the test has seen, or is about to see, what it wrote.
+/// writing its result back is not reported: the test has seen, or is about to see, what it wrote. Nor is one that
+/// was cancelled and is ending, or one whose task has not started yet, which the tear-down calls off.
 ///
 /// ```swift
 /// await clock.advance(by: .seconds(1))

@@ -162,19 +162,29 @@ struct TestHostTests {
     }
 
     @Test("an operation that has not returned from its body is reported at once, as running")
-    func unfinishedOperation() throws {
+    nonisolated func unfinishedOperation() async throws {
         final class Model: Sendable {}
         let model = Model()
         let tracker = try #require(EffectHooks.installed).tracker(
             for: model, origin: EffectOrigin(form: "effect(when:)", fileID: "A/B.swift", line: 7))
+        let (entered, release) = (AsyncSignal(), AsyncSignal())
         _ = tracker.operationWillStart()
+        let operation = Task.detached {
+            await tracker.run {
+                entered.signal()
+                await release.wait()
+            }
+            tracker.operationDidEnd()
+        }
+        await entered.wait()
         withKnownIssue {
             expectEffectsFinished(of: model)
         } matching: { issue in
             text(of: issue).contains("1 effect operation(s) of Model still run at the end of the test:\n")
                 && text(of: issue).contains("effect(when:) at A/B.swift:7, running, or waiting for something other")
         }
-        tracker.operationDidEnd()
+        release.signal()
+        await operation.value
     }
 
     @Test("an operation whose body has returned, writing back, is not reported, and the check waits for nothing")
@@ -233,6 +243,7 @@ struct TestHostTests {
         await withKnownIssue {
             let lamp = await TestHost(model)
             #expect(lamp.model === model)
+            await lamp.settleEffects()
         } matching: { issue in
             text(of: issue).contains("released off the main actor") && text(of: issue).contains("@MainActor")
         }
