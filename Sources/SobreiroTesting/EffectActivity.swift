@@ -82,11 +82,8 @@ package final class EffectActivity: Sendable {
         // and if its other references went meanwhile, releasing this one would run its deinit here, under the lock
         // that deinit takes. No other activity can have this one's address while this one is deinitialized.
         let removed = Self.byModel.withLock { entries -> WeakActivity? in
-            guard entries[model]?.identity == me else {
-                hooks?.entryExamined()
-                return nil
-            }
-            hooks?.entryExamined()
+            defer { hooks?.entryExamined() }
+            guard entries[model]?.identity == me else { return nil }
             return entries.removeValue(forKey: model)
         }
         // Let go of the entry after unlocking, as of everything the registry drops.
@@ -124,7 +121,7 @@ package final class EffectActivity: Sendable {
     }
 
     /// Points in the registry's life where a test of this package controls how threads interleave: `nil` in every
-    /// other process, where they cost one load of a static.
+    /// other process, where they cost each activity's deinit one read under a lock of their own.
     package struct RegistryHooks: Sendable {
         /// Called as an activity's deinit begins, before it takes the registry's lock.
         package var activityWillLeave: @Sendable () -> Void
