@@ -108,7 +108,7 @@ package final class EffectActivity: Sendable {
             let activity = EffectActivity(model: key)
             return (activity, entries.updateValue(WeakActivity(activity: activity, model: model), forKey: key))
         }
-        _ = consume replaced
+        withExtendedLifetime(replaced) {}
         return activity
     }
 
@@ -116,7 +116,7 @@ package final class EffectActivity: Sendable {
     /// test, as under XCTest).
     static func activities(startedIn test: Test.ID?) -> [EffectActivity] {
         // Loaded under the lock and filtered after it: a reference let go of inside could be the last one.
-        let all = byModel.withLock { entries in entries.values.compactMap(\.activity) }
+        let all = byModel.withLock { entries in entries.values.compactMap { $0.activity } }
         return all.filter { activity in activity.contents.withLock { $0.startedIn == test } }
     }
 
@@ -365,10 +365,11 @@ package struct UnfinishedOperations: Sendable {
     }
 }
 
-private struct WeakActivity {
-    weak var activity: EffectActivity?
+/// A registry entry. A class, so that reading its identity copies no weak reference.
+private final class WeakActivity {
+    weak let activity: EffectActivity?
     /// The model the activity counts for, to tell it from a later model at the same address.
-    weak var model: AnyObject?
+    weak let model: AnyObject?
     /// The activity's identity, compared without loading `activity`.
     let identity: ObjectIdentifier
 
