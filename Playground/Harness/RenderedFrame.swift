@@ -7,10 +7,14 @@ import SobreiroPrimitives
 /// renderer has drawn the state it expects, however the threads interleave. The interactive session observes
 /// it to redraw the terminal.
 final class RenderedFrame<State: Sendable & Equatable>: Sendable {
+    private typealias Waiter = (wanted: @Sendable (State) -> Bool, continuation: CheckedContinuation<Void, Never>)
+
     private struct Contents {
         var state: State?
         var panel: Panel
-        var waiters: [(wanted: @Sendable (State) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        /// How many renders there have been: a waiter checked on one state is listed only if no render came since.
+        var renders = 0
+        var waiters: [Waiter] = []
         var observer: (@Sendable () -> Void)?
     }
 
@@ -32,21 +36,30 @@ final class RenderedFrame<State: Sendable & Equatable>: Sendable {
     }
 
     /// Records a render; called by the renderer, on the thread that renders.
+    ///
+    /// The waiters' conditions (and the `==` they may call) run after unlocking, and the state and panel replaced
+    /// are let go of there too: none of them runs under the lock.
     func record(_ state: State, as panel: Panel) {
-        let (ready, observer) = contents.withLock { contents in
-            contents.state = state
-            contents.panel = panel
-            let ready = contents.waiters.filter { $0.wanted(state) }.map(\.continuation)
-            contents.waiters.removeAll { $0.wanted(state) }
-            return (ready, contents.observer)
+        var (replacedState, replacedPanel): (State?, Panel) = (state, panel)
+        let (waiters, observer) = contents.withLock { contents in
+            swap(&contents.state, &replacedState)
+            swap(&contents.panel, &replacedPanel)
+            contents.renders += 1
+            defer { contents.waiters = [] }
+            return (contents.waiters, contents.observer)
         }
-        for waiter in ready { waiter.resume() }
-        observer?()
+        var stillWaiting: [Waiter] = []
+        for waiter in waiters {
+            if waiter.wanted(state) { waiter.continuation.resume() } else { stillWaiting.append(waiter) }
+        }
+        if !stillWaiting.isEmpty { keepWaiting(stillWaiting) }
+        withExtendedLifetime((replacedState, replacedPanel)) { observer?() }
     }
 
     /// Calls `observer` after every render from now on, on the rendering thread.
     func observe(_ observer: @escaping @Sendable () -> Void) {
-        contents.withLock { $0.observer = observer }
+        var replaced: (@Sendable () -> Void)? = observer
+        contents.withLock { swap(&$0.observer, &replaced) }
     }
 
     /// Returns once the renderer has drawn `state` (at once if it is the last state drawn).
@@ -57,12 +70,31 @@ final class RenderedFrame<State: Sendable & Equatable>: Sendable {
     /// Returns once the renderer has drawn a state that satisfies `wanted` (at once if the last one does).
     func waitUntil(_ wanted: @escaping @Sendable (State) -> Bool) async {
         await withCheckedContinuation { continuation in
-            let isShowing = contents.withLock { contents in
-                if let state = contents.state, wanted(state) { return true }
-                contents.waiters.append((wanted, continuation))
-                return false
+            keepWaiting([(wanted, continuation)])
+        }
+    }
+
+    /// Lists `waiters` until a render satisfies them, resuming at once those that the last state drawn satisfies.
+    ///
+    /// Their conditions are checked outside the lock, on the state drawn last; a render that lands meanwhile moves
+    /// the drawn count on, and the check is made again on its state, so no render is missed.
+    private func keepWaiting(_ waiters: [Waiter]) {
+        var waiters = waiters
+        while !waiters.isEmpty {
+            let (state, renders) = contents.withLock { ($0.state, $0.renders) }
+            if let state {
+                waiters.removeAll { waiter in
+                    guard waiter.wanted(state) else { return false }
+                    waiter.continuation.resume()
+                    return true
+                }
             }
-            if isShowing { continuation.resume() }
+            let listed = contents.withLock { contents -> Bool in
+                guard contents.renders == renders else { return false }
+                contents.waiters.append(contentsOf: waiters)
+                return true
+            }
+            if listed { return }
         }
     }
 }

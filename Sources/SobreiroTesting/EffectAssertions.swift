@@ -4,8 +4,11 @@ import SobreiroScopeKit
 /// Waits until every effect operation of `model` has finished or is asleep on a ``TestClock``.
 ///
 /// Call it after a change that starts effects, before asserting what they wrote back. Each operation that ran
-/// to its end has written its result back by then. If the effects do not settle within `timeout` (an operation
-/// waits on something other than a test clock), the test fails at this line instead of hanging.
+/// to its end has written its result back by then; the others sleep on a ``TestClock`` or wait for the next element
+/// of a sequence they consume. The wait suspends, and holds up no thread. `timeout` is a safety net, far longer than
+/// settling takes even on a busy machine: if the effects have not settled by then (an operation waits for
+/// something else, such as a real clock or a request), the test fails at this line, naming what still runs,
+/// instead of hanging.
 ///
 /// ```swift
 /// model.search("oak")
@@ -15,14 +18,14 @@ import SobreiroScopeKit
 ///
 /// - Parameters:
 ///   - model: A view model bound to a behavior, whose activation runs effects.
-///   - timeout: How long to wait for the effects to settle.
+///   - timeout: The safety net: how long to wait for the effects to settle before failing.
 ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
 ///   - filePath: The caller's file path, where a failure is reported; leave the default.
 ///   - line: The caller's line, where a failure is reported; leave the default.
 ///   - column: The caller's column, where a failure is reported; leave the default.
 public func settleEffects(
     of model: some AnyObject & Sendable,
-    timeout: Duration = .seconds(5),
+    timeout: Duration = .seconds(30),
     fileID: String = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -46,14 +49,35 @@ public func settleEffects(
     )
 }
 
+/// How long a wait of this module lasts at most unless told otherwise: a safety net, far longer than any wait of a
+/// correct test takes, even on a machine whose every core is busy.
+/// The defaults of the `timeout` parameters say the same.
+let safetyNet: Duration = .seconds(30)
+
 /// Why `activity` has not settled, for a failure message.
 func unsettled(_ activity: EffectActivity) -> String {
-    guard !activity.isWaitingForMainQueue else {
-        return "every operation sleeps on a TestClock, but the main queue did not run the jobs queued on it. "
-            + "Settling waits for them, in case one belongs to an operation: keep the main thread free while waiting."
+    unsettled(isWaitingForMainQueue: activity.isWaitingForMainQueue, operations: activity.unfinishedOperations)
+}
+
+/// Why effects have not settled: the main queue has not run what was queued on it, or `operations` still run.
+package func unsettled(isWaitingForMainQueue: Bool, operations: [UnfinishedOperations]) -> String {
+    guard !isWaitingForMainQueue else {
+        return "every operation is parked, but the main queue did not get to run the jobs queued on it, which "
+            + "settling waits for in case one belongs to an operation: the main thread was busy the whole time, "
+            + "blocked or running something long."
     }
-    return "\(activity.running) operation(s) still run. Operations settle when they finish or sleep on a TestClock; "
-        + "one that waits for anything else never settles."
+    let running = operations.filter { $0.state == .running }
+    guard !running.isEmpty else {
+        return "the operations kept starting or waking, and never were all parked at once."
+    }
+    return "\(running.reduce(0) { $0 + $1.count }) operation(s) still run, waiting for something other than a "
+        + "TestClock or a sequence they consume, which never settles:\n"
+        + running.map { "  \(describe($0))" }.joined(separator: "\n")
+}
+
+/// One line naming an effect and how many of its operations there are.
+private func describe(_ operations: UnfinishedOperations) -> String {
+    operations.count > 1 ? "\(operations.origin) (×\(operations.count))" : "\(operations.origin)"
 }
 
 /// Asserts that every effect operation of `model` has stopped, waiting up to `timeout` for cancelled ones to
@@ -69,14 +93,14 @@ func unsettled(_ activity: EffectActivity) -> String {
 ///
 /// - Parameters:
 ///   - model: A view model bound to a behavior.
-///   - timeout: How long cancelled operations may take to return.
+///   - timeout: The safety net: how long cancelled operations may take to return before the test fails.
 ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
 ///   - filePath: The caller's file path, where a failure is reported; leave the default.
 ///   - line: The caller's line, where a failure is reported; leave the default.
 ///   - column: The caller's column, where a failure is reported; leave the default.
 public func expectEffectsStopped(
     of model: some AnyObject & Sendable,
-    timeout: Duration = .seconds(5),
+    timeout: Duration = .seconds(30),
     fileID: String = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -111,11 +135,15 @@ public enum EffectExhaustivity: Sendable {
     case mayOutliveTest
 }
 
-/// Asserts that no effect operation of `model` still runs: each one has finished and written its result back.
+/// Asserts that no effect operation of `model` still runs: each one has finished and written its result back, or
+/// is writing it back now.
 ///
 /// ``TestHost`` makes this check when the test ends. Call it yourself at the end of a test that builds its own
-/// tree, before it detaches the model's behavior, which would cancel what still runs. An operation that is returning
-/// from its write-back is given up to 5 seconds to end; one asleep on a ``TestClock`` fails at once.
+/// tree, before it detaches the model's behavior, which would cancel what still runs. It waits for nothing: it
+/// reports at once each operation that is running its body, saying what it waits for (a ``TestClock``, the next
+/// element of a sequence it consumes, or something else). An operation whose body has returned and that is
+/// writing its result back is not reported: the test has seen, or is about to see, what it wrote. Nor is one that
+/// was cancelled and is ending, or one whose task has not started yet, which the tear-down calls off.
 ///
 /// ```swift
 /// await clock.advance(by: .seconds(1))
@@ -123,6 +151,10 @@ public enum EffectExhaustivity: Sendable {
 /// expectEffectsFinished(of: list)
 /// screen.detach()
 /// ```
+///
+/// A task or a stream that writes from inside its body may still be returning after its last write: settle the
+/// model's effects before this check (``settleEffects(of:timeout:fileID:filePath:line:column:)``), which waits for
+/// that by suspending.
 ///
 /// - Parameters:
 ///   - model: A view model bound to a behavior.
@@ -141,28 +173,44 @@ public func expectEffectsFinished(
     reportFailure(failure, at: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column))
 }
 
-/// Why `model` has effect operations that have not finished, or `nil` if none runs.
+/// Why `model` has effect operations that have not finished, or `nil` if none has: what each one waits for, now.
 ///
-/// Blocks until every running operation sleeps on a test clock or none runs, for up to 5 seconds: an operation
-/// whose write-back a test has already seen may not have returned from it yet. It does not wait for the main queue,
-/// so it may block the main thread.
+/// It waits for nothing, so it holds up no thread, the main one included.
 func unfinishedEffects(of model: some AnyObject & Sendable) -> String? {
     guard let activity = EffectActivity.of(model) else { return nil }
-    _ = activity.block(until: .quiet, timeout: .seconds(5))
-    let running = activity.runningOperations
-    guard running.count > 0 else { return nil }
-    let effects = running.effects.map { $0.count > 1 ? "\($0.origin) (×\($0.count))" : "\($0.origin)" }
-    let asleep =
-        switch running.parked {
-        case 0: ""
-        case running.count: running.count == 1 ? ", asleep on a TestClock" : ", all asleep on a TestClock"
-        default: " (\(running.parked) of them asleep on a TestClock)"
-        }
-    return "\(running.count) effect operation(s) of \(type(of: model)) still run at the end of the test\(asleep):\n"
-        + effects.map { "  \($0)" }.joined(separator: "\n")
-        + "\nLet them finish before the test ends: advance the TestClock they sleep on, end the state that runs "
-        + "them, or end the model's activation (detach() on its TestHost or its behavior), which a poll with no "
+    let operations = activity.unfinishedOperations
+    let count = operations.reduce(0) { $0 + $1.count }
+    guard count > 0 else { return nil }
+    let states = Set(operations.map(\.state))
+    let together: String
+    let lines: [String]
+    if states.count == 1, let state = states.first, state != .running {
+        // One state for all: said once, in the first line.
+        together = ", " + (count == 1 ? "" : "all ") + phrase(for: state)
+        lines = operations.map { "  \(describe($0))" }
+    } else {
+        together = ""
+        lines = operations.map { "  \(describe($0)), \(phrase(for: $0.state))" }
+    }
+    var advice: [String] = []
+    if states.contains(.asleepOnClock) { advice.append("advance the TestClock they sleep on") }
+    if states.contains(.waitingForSequence) { advice.append("finish the sequence they consume") }
+    if states.contains(.running) { advice.append("let what they wait for answer") }
+    advice.append("end the state that runs them")
+    return "\(count) effect operation(s) of \(type(of: model)) still run at the end of the test\(together):\n"
+        + lines.joined(separator: "\n")
+        + "\nLet them finish before the test ends: " + advice.joined(separator: ", ")
+        + ", or end the model's activation (detach() on its TestHost or its behavior), which a poll with no "
         + "while: needs. To let them run past the test, host the model with TestHost(model, effects: .mayOutliveTest)."
+}
+
+/// What an unfinished operation in `state` does, as a failure message says it.
+private func phrase(for state: OperationState) -> String {
+    switch state {
+    case .asleepOnClock: "asleep on a TestClock"
+    case .waitingForSequence: "waiting for the next element of a sequence it consumes"
+    case .running: "running, or waiting for something other than a TestClock or a sequence it consumes"
+    }
 }
 
 /// Schedules the function it is given to run once `duration` has passed.

@@ -5,9 +5,6 @@ package enum EffectCondition: Sendable {
     case settled
     /// No operation runs.
     case stopped
-    /// Every running operation is parked on a test clock and none of their jobs is queued, as for ``settled``,
-    /// without waiting for the main queue: for a check that runs on the main thread and cannot let it run.
-    case quiet
 }
 
 /// The counts of a model's effect operations, and who waits for them: a state machine with no lock and no thread of
@@ -51,7 +48,6 @@ package struct EffectCounts<Waiter> {
         switch condition {
         case .settled: isQuiet && mainQueueSeenIn == generation
         case .stopped: running == 0
-        case .quiet: isQuiet
         }
     }
 

@@ -14,9 +14,9 @@ package struct EffectOperation: Sendable {
     /// The number the activity gave the operation.
     let number: Int
 
-    /// The operation, or one of its child tasks, starts a wait that a test drives, such as a sleep on a test clock.
-    package func park() { activity.park(number) }
+    /// The operation, or one of its child tasks, starts a wait for `wait`, which a test drives.
+    package func park(on wait: EffectWait) { activity.park(number, on: wait) }
 
-    /// A wait that ``park()`` counted has ended.
-    package func unpark() { activity.unpark(number) }
+    /// A wait that ``park(on:)`` counted has ended.
+    package func unpark(on wait: EffectWait) { activity.unpark(number, on: wait) }
 }

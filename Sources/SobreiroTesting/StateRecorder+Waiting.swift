@@ -1,11 +1,12 @@
 extension StateRecorder {
     /// Waits for the next state not looked at yet, and returns it.
     ///
-    /// Returns at once if one was delivered already. If none arrives within `timeout`, the test fails at this
-    /// line and the result is `nil`: a test never hangs here.
+    /// Returns at once if one was delivered already. The wait suspends, and holds up no thread. `timeout` is a
+    /// safety net, far longer than a delivery takes even on a busy machine: if no state arrives by then, the test
+    /// fails at this line and the result is `nil`, so a test never hangs here.
     ///
     /// - Parameters:
-    ///   - timeout: How long to wait for a state to be delivered.
+    ///   - timeout: The safety net: how long to wait for a state to be delivered before failing.
     ///   - isolation: The caller's actor, where the wait runs; leave the default.
     ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
     ///   - filePath: The caller's file path, where a failure is reported; leave the default.
@@ -14,7 +15,7 @@ extension StateRecorder {
     /// - Returns: The state, or `nil` after the timeout.
     @discardableResult
     public func next(
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         isolation: isolated (any Actor)? = #isolation,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
@@ -40,7 +41,7 @@ extension StateRecorder {
     /// ```
     ///
     /// - Parameters:
-    ///   - timeout: How long to wait for a matching state.
+    ///   - timeout: The safety net: how long to wait for a matching state before failing.
     ///   - predicate: Whether a state is the one to wait for.
     ///   - isolation: The caller's actor, where the wait runs; leave the default.
     ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
@@ -50,7 +51,7 @@ extension StateRecorder {
     /// - Returns: The matching state, or `nil` after the timeout.
     @discardableResult
     public func first(
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         isolation: isolated (any Actor)? = #isolation,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
@@ -66,7 +67,7 @@ extension StateRecorder {
     ///
     /// - Parameters:
     ///   - expected: The state that should be delivered next.
-    ///   - timeout: How long to wait for it.
+    ///   - timeout: The safety net: how long to wait for it before failing.
     ///   - isolation: The caller's actor, where the wait runs; leave the default.
     ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
     ///   - filePath: The caller's file path, where a failure is reported; leave the default.
@@ -74,7 +75,7 @@ extension StateRecorder {
     ///   - column: The caller's column, where a failure is reported; leave the default.
     public func expectNext(
         _ expected: State,
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         isolation: isolated (any Actor)? = #isolation,
         fileID: String = #fileID,
         filePath: StaticString = #filePath,

@@ -1,12 +1,15 @@
+import Dispatch
 import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
+import Testing
 
 /// A clock whose time moves only when a test advances it, so that code that waits runs deterministically.
 ///
 /// Give it to the code under test where that code takes a `Clock` (for example an effect that debounces or
-/// polls). A task that sleeps on it stays suspended until ``advance(by:fileID:filePath:line:column:)`` moves the time past its deadline; the
-/// sleepers then wake in deadline order. While suspended, an effect's operation counts as settled, so
+/// polls). A task that sleeps on it stays suspended until ``advance(by:fileID:filePath:line:column:)`` moves the time
+/// past its deadline; the sleepers then wake in deadline order, and each runs until it sleeps again before the time
+/// moves further. While suspended, an effect's operation counts as settled, so
 /// ``settleEffects(of:timeout:fileID:filePath:line:column:)`` returns with the effect parked on the clock.
 ///
 /// ```swift
@@ -51,6 +54,14 @@ public final class TestClock: Clock, Sendable {
         let continuation: CheckedContinuation<Void, any Error>
         /// The effect operation the sleeping task belongs to, parked while it sleeps.
         let operation: EffectOperation?
+        /// The sleeping task, to know it when it sleeps again.
+        let task: TaskIdentity
+    }
+
+    /// A task that is not an effect, woken by an advance that waits until it sleeps again.
+    private struct Awake {
+        /// When its sleep returned in its task, once it has.
+        var returnedAfter: Duration?
     }
 
     private struct Contents {
@@ -61,9 +72,23 @@ public final class TestClock: Clock, Sendable {
         var cancelledEarly: Set<Int> = []
         /// The effect activities whose operations have slept on this clock.
         var activities: [ObjectIdentifier: EffectActivity] = [:]
+        /// The tasks that are not effects, woken by the advance under way, that have not slept again.
+        var awake: [TaskIdentity: Awake] = [:]
+        /// Moves on whenever a sleeper is listed or an awake task's sleep returns.
+        var changes = 0
+        /// The waits for the next change, by their number.
+        var changeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var changeWaits = 0
         /// Called by each sleep after its task was found not cancelled and before it is listed; tests use it to
         /// cancel a task exactly there. Always `nil` outside this package's tests.
         var willListSleeper: (@Sendable () -> Void)?
+
+        /// Records a change, and returns the waits to resume.
+        mutating func changed() -> [CheckedContinuation<Void, Never>] {
+            changes &+= 1
+            defer { changeWaiters = [:] }
+            return Array(changeWaiters.values)
+        }
     }
 
     private let contents = Locked(Contents())
@@ -72,7 +97,11 @@ public final class TestClock: Clock, Sendable {
     /// clock's lock, so that a test can cancel the sleeping task inside that window.
     package var willListSleeper: (@Sendable () -> Void)? {
         get { contents.withLock { $0.willListSleeper } }
-        set { contents.withLock { $0.willListSleeper = newValue } }
+        set {
+            // The closure replaced goes after unlocking: releasing it may run a deinit.
+            var replaced = newValue
+            contents.withLock { swap(&$0.willListSleeper, &replaced) }
+        }
     }
 
     /// Creates a clock at its start, `Instant(offset: .zero)`.
@@ -103,6 +132,7 @@ public final class TestClock: Clock, Sendable {
     /// - Throws: `CancellationError` if the task is cancelled while it sleeps.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
+        let task = TaskIdentity.current
         let number = contents.withLock { contents in
             contents.sleeps += 1
             return contents.sleeps
@@ -112,20 +142,44 @@ public final class TestClock: Clock, Sendable {
         // sleeper to wake. The handler then marks the sleep, and the listing, under the same lock, refuses a
         // marked one: whichever runs second sees what the first did.
         defer { contents.withLock { _ = $0.cancelledEarly.remove(number) } }
+        // Woken, cancelled or not asleep at all: an advance that waits for this task learns that it runs again.
+        defer {
+            let waits = contents.withLock { contents -> [CheckedContinuation<Void, Never>] in
+                guard contents.awake[task] != nil else { return [] }
+                contents.awake[task]?.returnedAfter = ContinuousClock.now - TaskIdentity.epoch
+                return contents.changed()
+            }
+            for wait in waits { wait.resume() }
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 contents.withLock { $0.willListSleeper }?()
                 // Parked and listed in one step, so that an advance never finds it parked but not listed.
-                let outcome = contents.withLock { contents -> Result<Bool, CancellationError> in
-                    guard contents.cancelledEarly.remove(number) == nil else { return .failure(CancellationError()) }
-                    if let activity = operation?.activity { contents.activities[ObjectIdentifier(activity)] = activity }
-                    guard deadline > contents.now else { return .success(true) }
+                let (outcome, waits) = contents.withLock {
+                    contents -> (Result<Bool, CancellationError>, [CheckedContinuation<Void, Never>]) in
+                    guard contents.cancelledEarly.remove(number) == nil else {
+                        return (.failure(CancellationError()), [])
+                    }
+                    // Added once: replacing the entry would let go of a reference under the lock.
+                    if let activity = operation?.activity, contents.activities[ObjectIdentifier(activity)] == nil {
+                        contents.activities[ObjectIdentifier(activity)] = activity
+                    }
+                    guard deadline > contents.now else { return (.success(true), []) }
                     contents.sleepers.append(
-                        Sleeper(number: number, deadline: deadline, continuation: continuation, operation: operation)
+                        Sleeper(
+                            number: number,
+                            deadline: deadline,
+                            continuation: continuation,
+                            operation: operation,
+                            task: task
+                        )
                     )
-                    operation?.park()
-                    return .success(false)
+                    operation?.park(on: .clock)
+                    // A task an advance woke sleeps again: the advance may move on.
+                    contents.awake[task] = nil
+                    return (.success(false), contents.changed())
                 }
+                for wait in waits { wait.resume() }
                 switch outcome {
                 case .success(true): continuation.resume()
                 case .success(false): break
@@ -142,12 +196,13 @@ public final class TestClock: Clock, Sendable {
                 return contents.sleepers.remove(at: index)
             }
             guard let cancelled else { return }
-            cancelled.operation?.unpark()
+            cancelled.operation?.unpark(on: .clock)
             cancelled.continuation.resume(throwing: CancellationError())
         }
     }
 
-    /// Moves the time forward by `duration` and wakes, in deadline order, every task whose deadline has come.
+    /// Moves the time forward by `duration` and runs, in deadline order, every task whose deadline has come; see
+    /// ``advance(to:fileID:filePath:line:column:)``.
     ///
     /// - Parameters:
     ///   - duration: How far to move the clock.
@@ -165,14 +220,41 @@ public final class TestClock: Clock, Sendable {
         await advance(to: now.advanced(by: duration), fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
-    /// Moves the time forward to `instant` and wakes every task whose deadline has come, in deadline order.
+    /// Moves the time forward to `instant`, running every task that sleeps on the clock until then, as the time
+    /// would pass for them.
     ///
-    /// A woken task that sleeps again before `instant` wakes again within the same call, so a loop that polls
-    /// every second runs ten times when the clock advances by ten seconds. An effect's operation that slept on
-    /// this clock before is awaited until it settles, before and after it wakes; `settleEffects(of:)` does the
-    /// same for a model whose effects have not reached the clock yet.
+    /// The advance suspends while it works, and returns once the clock shows `instant` and every task it woke has
+    /// done what it does by then:
+    /// 1. It first lets the effect work of the test reach the clock: it settles the effects of every model whose
+    ///    operations the current test started, and of every model whose operations slept on this clock before, as
+    ///    ``settleEffects(of:timeout:fileID:filePath:line:column:)`` would. So a timer that an effect starts just
+    ///    before the advance is asleep on the clock, and wakes with it, without a `settleEffects()` first.
+    /// 2. It then wakes the sleepers whose deadline has come, earliest first, moving the clock to each one's
+    ///    deadline, and lets each run before the time moves further: an effect's operation until it settles again
+    ///    (it sleeps again, waits for the next element of a sequence, or finishes and writes back); a task that is
+    ///    not an effect until it sleeps on this clock again. A task that does not sleep again (it finishes, or
+    ///    waits for something else) cannot be seen finishing: the advance gives it a moment, measured against how
+    ///    long the woken task took to run again, so await such a task, or the state it writes, before asserting
+    ///    what it did after its last sleep.
     ///
-    /// If an effect's operation does not settle within five seconds, the test fails at the caller's line.
+    /// A loop that sleeps one second at a time therefore runs ten times when the clock advances by ten seconds,
+    /// and each of its iterations sees `now` at the second it woke.
+    ///
+    /// ```swift
+    /// let ticks = Task {
+    ///     for _ in 0..<10 { try await clock.sleep(for: .seconds(1)); await counter.tick() }
+    /// }
+    /// await clock.advance(by: .seconds(10))
+    /// try await ticks.value
+    /// #expect(await counter.count == 10)
+    /// ```
+    ///
+    /// A task that is not an effect is known to the clock only once it sleeps on it. Before advancing past a task
+    /// the test has just started, await ``waitForSleepers(_:timeout:fileID:filePath:line:column:)``.
+    ///
+    /// Every wait is bounded by a safety net of 30 seconds, far more than a correct test needs even on a busy
+    /// machine: if an effect's operation does not settle by then, because it waits for something other than a
+    /// test clock or a sequence it consumes, the test fails at the caller's line, naming what it waits for.
     ///
     /// - Parameters:
     ///   - instant: The new time; an instant in the past leaves the clock as it is.
@@ -188,18 +270,22 @@ public final class TestClock: Clock, Sendable {
         column: UInt = #column
     ) async {
         let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        // Operations started since they last slept on this clock reach it first.
-        for activity in contents.withLock({ Array($0.activities.values) }) {
+        // Effect work started before the advance, or since it last slept on this clock, reaches the clock first.
+        var catchingUp = contents.withLock { $0.activities }
+        for activity in EffectActivity.activities(startedIn: Test.current?.id) {
+            catchingUp[ObjectIdentifier(activity)] = activity
+        }
+        for activity in catchingUp.values {
             await settle(activity, at: location)
         }
         while let sleeper = nextDue(by: instant) {
-            sleeper.operation?.unpark()
+            sleeper.operation?.unpark(on: .clock)
             sleeper.continuation.resume()
             if let activity = sleeper.operation?.activity {
                 // An effect's operation: let it run until it sleeps again or finishes and writes back.
                 await settle(activity, at: location)
             } else {
-                await Task.yield()
+                await runAwake(sleeper.task, at: location)
             }
         }
         contents.withLock { contents in
@@ -207,11 +293,107 @@ public final class TestClock: Clock, Sendable {
         }
     }
 
+    /// Suspends until at least `count` tasks sleep on the clock, for a task the test started that has not reached
+    /// it yet. Effects need no such wait: ``advance(to:fileID:filePath:line:column:)`` settles them first.
+    ///
+    /// ```swift
+    /// let poll = Task { while true { try await clock.sleep(for: .seconds(1)); await feed.refresh() } }
+    /// await clock.waitForSleepers()
+    /// await clock.advance(by: .seconds(3))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - count: How many sleepers to wait for.
+    ///   - timeout: A safety net: if fewer tasks sleep by then, the test fails at the caller's line.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
+    public func waitForSleepers(
+        _ count: Int = 1,
+        timeout: Duration = .seconds(30),
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            let (sleeping, changes) = contents.withLock { ($0.sleepers.count, $0.changes) }
+            if sleeping >= count { return }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero, await change(after: changes, upTo: remaining) else {
+                reportFailure(
+                    "only \(sleeping) of \(count) task(s) slept on the TestClock within \(timeout)",
+                    at: CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+                )
+                return
+            }
+        }
+    }
+
+    /// Lets `task`, a task that is not an effect, which the advance has just woken, run until it sleeps on the clock
+    /// again; or, if it does not, for a moment after its sleep returned.
+    private func runAwake(_ task: TaskIdentity, at location: CallerLocation) async {
+        let resumed = ContinuousClock.now - TaskIdentity.epoch
+        defer { contents.withLock { _ = $0.awake.removeValue(forKey: task) } }
+        var returned: Duration?
+        // Until its sleep has returned, the task has not run at all: wait as long as the safety net allows.
+        let deadline = ContinuousClock.now.advanced(by: safetyNet)
+        while true {
+            let (state, changes) = contents.withLock { ($0.awake[task], $0.changes) }
+            guard let state else { return }  // asleep again
+            if let after = state.returnedAfter {
+                returned = after
+                break
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero, await change(after: changes, upTo: remaining) else { return }
+        }
+        // It runs. Whether it will sleep again cannot be seen, only that it does: give it a moment that grows with
+        // how long it took to run again, which is long on a busy machine, then let the executors run what it queued.
+        let latency = max(.zero, (returned ?? resumed) - resumed)
+        let moment = min(max(latency * 50, .milliseconds(20)), .seconds(2))
+        let end = ContinuousClock.now.advanced(by: moment)
+        while true {
+            let (state, changes) = contents.withLock { ($0.awake[task], $0.changes) }
+            guard state != nil else { return }
+            let remaining = ContinuousClock.now.duration(to: end)
+            guard remaining > .zero else { break }
+            _ = await change(after: changes, upTo: remaining)
+        }
+        await Task.yield()
+        await withCheckedContinuation { done in DispatchQueue.main.async { done.resume() } }
+    }
+
+    /// Suspends until the clock changes after `changes`, or `duration` passes.
+    ///
+    /// - Returns: `true` if the clock changed, `false` after `duration`.
+    private func change(after changes: Int, upTo duration: Duration) async -> Bool {
+        let timedOut = Locked(false)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let number = contents.withLock { contents -> Int? in
+                guard contents.changes == changes else { return nil }
+                contents.changeWaits += 1
+                contents.changeWaiters[contents.changeWaits] = continuation
+                return contents.changeWaits
+            }
+            guard let number else { return continuation.resume() }
+            expiring(after: duration)({ [weak self] in
+                let expired = self?.contents.withLock { $0.changeWaiters.removeValue(forKey: number) }
+                guard let expired else { return }
+                timedOut.withLock { $0 = true }
+                expired.resume()
+            })
+        }
+        return !timedOut.withLock { $0 }
+    }
+
     private func settle(_ activity: EffectActivity, at location: CallerLocation) async {
-        guard await !activity.wait(until: .settled, expire: expiring(after: .seconds(5))) else { return }
+        guard await !activity.wait(until: .settled, expire: expiring(after: safetyNet)) else { return }
         reportFailure(
-            "the effect operations that sleep on this TestClock did not settle within 5 seconds of an advance: "
-                + unsettled(activity),
+            "advance waits for the effects of the test to settle before and after it wakes them, and these did not "
+                + "within \(safetyNet): " + unsettled(activity),
             at: location
         )
     }
@@ -224,7 +406,24 @@ public final class TestClock: Clock, Sendable {
             else { return nil }
             let sleeper = contents.sleepers.remove(at: index)
             if sleeper.deadline > contents.now { contents.now = sleeper.deadline }
+            if sleeper.operation == nil { contents.awake[sleeper.task] = Awake() }
             return sleeper
         }
     }
+}
+
+/// Which task runs, told apart from the others that run at the same time.
+///
+/// Two tasks alive at once never share one; a task that has ended may pass its identity on to a new one, which
+/// matters only to a clock that still waits for the old one to sleep again, and then only makes it move on.
+struct TaskIdentity: Hashable, Sendable {
+    private let value: Int
+
+    /// The identity of the current task; every caller outside a task shares one.
+    static var current: TaskIdentity {
+        TaskIdentity(value: withUnsafeCurrentTask { $0?.hashValue } ?? 0)
+    }
+
+    /// The start of the durations a clock records with `ContinuousClock`.
+    static let epoch = ContinuousClock.now
 }

@@ -27,13 +27,17 @@ private final class OriginTracker: EffectTracker {
 
     func operationWillStart() -> (any TaskExecutor)? { activity.operationWillStart(of: origin) }
 
-    func run<Result: Sendable>(_ operation: () async -> Result) async -> Result { await activity.run(operation) }
+    func run<Result: Sendable>(_ operation: () async -> Result) async -> Result {
+        await activity.run(of: origin, operation)
+    }
 
     func operationDidEnd() { activity.operationDidEnd(of: origin) }
 
-    func park() { currentOperation().park() }
+    // The only wait an effect reports itself is for the next element of a sequence it consumes; a test clock
+    // parks the operation on its own.
+    func park() { currentOperation().park(on: .sequence) }
 
-    func unpark() { currentOperation().unpark() }
+    func unpark() { currentOperation().unpark(on: .sequence) }
 
     /// The operation of the current task, which ``run(_:)`` made current.
     private func currentOperation() -> EffectOperation {

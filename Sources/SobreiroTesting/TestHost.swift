@@ -21,7 +21,9 @@ public import SobreiroScopeKit
 ///
 /// When the test ends, so does the host, as any local constant; its `deinit` then checks and tears down:
 /// - Effects are exhaustive: an effect operation of the model that still runs, even asleep on a ``TestClock``,
-///   fails the test at the line that made the host, naming the effect and where it was declared. Pass
+///   fails the test at the line that made the host, naming the effect, where it was declared and what it waits
+///   for. The check waits for nothing, so a test that ends with work running holds up neither the main thread nor
+///   the tests around it; an operation that is writing its result back as the test ends is not reported. Pass
 ///   `effects: .mayOutliveTest` to let them run (see ``EffectExhaustivity``).
 /// - States are exhaustive, as for any recorder: once the test has asserted states, one delivered after the last
 ///   look fails the test, at the same line.
@@ -140,13 +142,13 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// ``settleEffects(of:timeout:fileID:filePath:line:column:)``.
     ///
     /// - Parameters:
-    ///   - timeout: How long to wait for the effects to settle.
+    ///   - timeout: The safety net: how long to wait for the effects to settle before failing.
     ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
     ///   - filePath: The caller's file path, where a failure is reported; leave the default.
     ///   - line: The caller's line, where a failure is reported; leave the default.
     ///   - column: The caller's column, where a failure is reported; leave the default.
     public func settleEffects(
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         fileID: String = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,

@@ -141,20 +141,31 @@ struct LifecycleRecorderTests {
             let root = RootScope()
             let screen = Scope()
             let box = Locked<LifecycleRecorder?>(LifecycleRecorder(of: screen))
-            let released = DispatchSemaphore(value: 0)
+            let released = Locked<CheckedContinuation<Void, Never>?>(nil)
+            let isReleased = Locked(false)
             Thread.detachNewThread {
-                box.withLock { $0 = nil }
-                released.signal()
+                // Taken out under the lock and let go of after it: the recorder's deinit runs outside.
+                var recorder: LifecycleRecorder?
+                box.withLock { swap(&$0, &recorder) }
+                recorder = nil
+                let waiting = released.withLock { waiting in
+                    isReleased.withLock { $0 = true }
+                    defer { waiting = nil }
+                    return waiting
+                }
+                waiting?.resume()
             }
             for _ in 0..<20 {
                 root.host(screen)
                 screen.detach()
             }
             await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    released.wait()
-                    continuation.resume()
+                let isDone = released.withLock { waiting in
+                    guard !isReleased.withLock({ $0 }) else { return true }
+                    waiting = continuation
+                    return false
                 }
+                if isDone { continuation.resume() }
             }
         }
     }

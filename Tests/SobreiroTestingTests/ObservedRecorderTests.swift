@@ -19,15 +19,13 @@ struct ObservedRecorderTests {
         let shown = StateRecorder(observing: observed)
         #expect(shown.history == [Shown()])
 
-        let writer = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let writer = Task.detached {
             for count in 1...100 { model.write { $0.count = count } }
-            writer.signal()
         }
         let last = await shown.first { $0.count == 100 }
         #expect(last == Shown(count: 100))
         #expect(observed.count == 100, "the recorder saw what the object holds")
-        writer.wait()
+        await writer.value
     }
 
     @Test("a state the object takes on the main actor is recorded on the next turn of the main queue")

@@ -1,6 +1,7 @@
 import Dispatch
 import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 import SobreiroScopeKit
 import SobreiroTesting
 import Testing
@@ -15,7 +16,7 @@ struct TwoJobs: ViewState {
 /// operation waits for something no clock drives.
 final class TwoJobsModel: ViewModel<TwoJobs>, ScopedViewModel, @unchecked Sendable {
     let clock: TestClock
-    let fetch = DispatchSemaphore(value: 0)
+    let fetch = AsyncSignal()
 
     init(clock: TestClock) {
         self.clock = clock
@@ -38,12 +39,7 @@ final class TwoJobsModel: ViewModel<TwoJobs>, ScopedViewModel, @unchecked Sendab
         let fetch = fetch
         activation.effect(when: \.fetching) { _ in
             // Waits for the test, not for a clock: this operation is running, not settled.
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    _ = fetch.wait(timeout: .now() + 20)
-                    done.resume()
-                }
-            }
+            await fetch.wait()
         } reduce: { state, _ in
             state.fetched = true
             state.fetching = false
@@ -91,5 +87,42 @@ struct ParkedOperationSettlingTests {
 private func settledWithin(seconds: Double, _ activity: EffectActivity) async -> Bool {
     await activity.wait(until: .settled) { expire in
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: expire)
+    }
+}
+
+/// A counting signal that a task awaits by suspending: each `signal()` lets one wait through, now or later.
+final class AsyncSignal: Sendable {
+    private struct Contents {
+        var signals = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let contents = Locked(Contents())
+
+    /// Suspends until a signal is there for this wait.
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isSignalled = contents.withLock { contents in
+                guard contents.signals == 0 else {
+                    contents.signals -= 1
+                    return true
+                }
+                contents.waiters.append(continuation)
+                return false
+            }
+            if isSignalled { continuation.resume() }
+        }
+    }
+
+    /// Lets the oldest wait through, or the next one to come.
+    func signal() {
+        let waiter = contents.withLock { contents -> CheckedContinuation<Void, Never>? in
+            guard !contents.waiters.isEmpty else {
+                contents.signals += 1
+                return nil
+            }
+            return contents.waiters.removeFirst()
+        }
+        waiter?.resume()
     }
 }

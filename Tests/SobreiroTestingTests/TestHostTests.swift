@@ -67,25 +67,11 @@ final class AnswerModel: ViewModel<Lamp>, ScopedViewModel, @unchecked Sendable {
     }
 }
 
-/// A view that blocks in `render` until its gate opens, holding up the write that delivers to it.
-final class GateView: StatefulView, @unchecked Sendable {
-    let gate = DispatchSemaphore(value: 0)
-    let blocksOn: @Sendable (Lamp) -> Bool
-
-    init(blocksOn: @escaping @Sendable (Lamp) -> Bool) {
-        self.blocksOn = blocksOn
-    }
-
-    func render(state: Lamp) {
-        if blocksOn(state) { gate.wait() }
-    }
-}
-
 @Suite("A model under test in one line")
 @MainActor
 struct TestHostTests {
     @Test("a host activates its model at once, and its end detaches the model and releases the tree")
-    func lifetime() {
+    func lifetime() async {
         let model = LampModel()
         weak var behavior: Behavior?
         do {
@@ -93,6 +79,8 @@ struct TestHostTests {
             behavior = lamp.behavior
             #expect(lamp.behavior.state == .active)
             #expect(model.state.activations == 1)
+            // The first run of the query's effect, for the empty query, ends the test finished.
+            await lamp.settleEffects()
         }
         #expect(behavior == nil, "the host's tree is gone with it")
         model.write { $0.isOn = true }
@@ -100,20 +88,22 @@ struct TestHostTests {
     }
 
     @Test("the recorder takes the given state as seen, and records what activation and the test write")
-    func recording() {
+    func recording() async {
         let lamp = TestHost(LampModel())
         lamp.expect(Lamp(activations: 1))
         lamp.model.write { $0.loads = 5 }
         lamp.expect(Lamp(loads: 5, activations: 1))
+        await lamp.settleEffects()
     }
 
     @Test("a state left unasserted fails the test at the line that made the host")
-    func unassertedState() {
+    func unassertedState() async {
         let line = #line + 2
-        withKnownIssue {
+        await withKnownIssue {
             let lamp = TestHost(LampModel())
             lamp.expect(Lamp(activations: 1))
             lamp.model.write { $0.loads = 7 }
+            await lamp.settleEffects()
         } matching: { issue in
             text(of: issue).contains("1 state(s) delivered but never asserted") && issue.sourceLocation?.line == line
         }
@@ -171,23 +161,45 @@ struct TestHostTests {
         }
     }
 
-    @Test("an effect whose write-back the test has seen ends the test cleanly, even before it has returned")
-    func finishingEffect() async {
-        let answering = TestHost(AnswerModel())
-        let gate = GateView { $0.loads == 42 }
-        answering.model.subscribe(view: gate)
-        answering.model.write { $0.isOn = true }
-
-        answering.model.answer.yield(42)
-
-        await answering.states.expectNext(Lamp(isOn: true))
-        await answering.states.expectNext(Lamp(loads: 42))
-        // The write-back is still delivering to the gate, so its operation runs on: the end of the test waits for it.
-        // From a thread of its own: other tests can keep the dispatch workers busy for seconds.
-        _ = onAnotherThread {
-            usleep(100_000)
-            gate.gate.signal()
+    @Test("an operation that has not returned from its body is reported at once, as running")
+    nonisolated func unfinishedOperation() async throws {
+        final class Model: Sendable {}
+        let model = Model()
+        let tracker = try #require(EffectHooks.installed).tracker(
+            for: model, origin: EffectOrigin(form: "effect(when:)", fileID: "A/B.swift", line: 7))
+        let (entered, release) = (AsyncSignal(), AsyncSignal())
+        _ = tracker.operationWillStart()
+        let operation = Task.detached {
+            await tracker.run {
+                entered.signal()
+                await release.wait()
+            }
+            tracker.operationDidEnd()
         }
+        await entered.wait()
+        withKnownIssue {
+            expectEffectsFinished(of: model)
+        } matching: { issue in
+            text(of: issue).contains("1 effect operation(s) of Model still run at the end of the test:\n")
+                && text(of: issue).contains("effect(when:) at A/B.swift:7, running, or waiting for something other")
+        }
+        release.signal()
+        await operation.value
+    }
+
+    @Test("an operation whose body has returned, writing back, is not reported, and the check waits for nothing")
+    nonisolated func writingBack() async throws {
+        final class Model: Sendable {}
+        let model = Model()
+        let tracker = try #require(EffectHooks.installed).tracker(
+            for: model, origin: EffectOrigin(form: "effect(when:)", fileID: "A/B.swift", line: 7))
+        _ = tracker.operationWillStart()
+        await tracker.run {}
+        // The body has returned; the write-back, between here and operationDidEnd(), is what the test has seen.
+        let started = ContinuousClock.now
+        expectEffectsFinished(of: model)
+        #expect(ContinuousClock.now - started < .seconds(4), "the check waited instead of answering at once")
+        tracker.operationDidEnd()
     }
 
     @Test("with effects that may outlive the test, an effect still running ends with the tree, unreported")
@@ -231,6 +243,7 @@ struct TestHostTests {
         await withKnownIssue {
             let lamp = await TestHost(model)
             #expect(lamp.model === model)
+            await lamp.settleEffects()
         } matching: { issue in
             text(of: issue).contains("released off the main actor") && text(of: issue).contains("@MainActor")
         }

@@ -166,25 +166,6 @@ struct TimeTests {
         await expectEffectsStopped(of: model)
     }
 
-    @Test("settling fails, naming the main queue, while the main thread is blocked")
-    nonisolated func settleNamesABlockedMainQueue() async {
-        let clock = TestClock()
-        let model = PollModel(clock: clock)
-        let hosted = await Hosted(model)
-        model.write { $0.query = "oak" }
-        let release = DispatchSemaphore(value: 0)
-        DispatchQueue.main.async { release.wait() }
-
-        await withKnownIssue {
-            await settleEffects(of: model, timeout: .milliseconds(100))
-        } matching: { issue in
-            text(of: issue).contains("did not settle within") && text(of: issue).contains("the main queue did not run")
-        }
-        release.signal()
-        await settleEffects(of: model, timeout: patience)
-        await hosted.screen.detach()
-    }
-
     @Test("a wait that settled keeps no effect activity alive until its timeout")
     func settledWaitReleasesTheActivity() async {
         weak var activity: EffectActivity?

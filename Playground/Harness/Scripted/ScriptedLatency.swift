@@ -17,14 +17,28 @@ final class ScriptedLatency: Latency {
         /// Requests cancelled before they started waiting.
         var cancelled: Set<Int> = []
         /// The script's waits: each resumes once its condition on the waiting requests holds.
-        var watchers: [(isReady: @Sendable (Int) -> Bool, continuation: Watcher)] = []
+        var watchers: [(condition: WaitingCondition, continuation: Watcher)] = []
 
         /// Takes the watchers whose condition holds now.
         mutating func readyWatchers() -> [Watcher] {
             let count = waiting.count
-            let ready = watchers.filter { $0.isReady(count) }.map(\.continuation)
-            watchers.removeAll { $0.isReady(count) }
+            let ready = watchers.filter { $0.condition.holds(for: count) }.map(\.continuation)
+            watchers.removeAll { $0.condition.holds(for: count) }
             return ready
+        }
+    }
+
+    /// What the script waits for, as a value rather than a closure: it is checked under the lock, where no closure
+    /// may run.
+    private enum WaitingCondition {
+        case someWaiting
+        case noneWaiting
+
+        func holds(for waitingCount: Int) -> Bool {
+            switch self {
+            case .someWaiting: waitingCount > 0
+            case .noneWaiting: waitingCount == 0
+            }
         }
     }
 
@@ -61,12 +75,12 @@ final class ScriptedLatency: Latency {
 
     /// Returns once a request is waiting to complete.
     func waitForRequest() async {
-        await waitUntil { $0 > 0 }
+        await waitUntil(.someWaiting)
     }
 
     /// Returns once no request is waiting: every one has completed or was cancelled.
     func waitUntilNoneWaiting() async {
-        await waitUntil { $0 == 0 }
+        await waitUntil(.noneWaiting)
     }
 
     /// Lets the oldest waiting request complete.
@@ -84,11 +98,11 @@ final class ScriptedLatency: Latency {
         return request != nil
     }
 
-    private func waitUntil(_ isReady: @escaping @Sendable (_ waitingCount: Int) -> Bool) async {
+    private func waitUntil(_ condition: WaitingCondition) async {
         await withCheckedContinuation { continuation in
             let isReadyNow = requests.withLock { requests in
-                if isReady(requests.waiting.count) { return true }
-                requests.watchers.append((isReady, continuation))
+                if condition.holds(for: requests.waiting.count) { return true }
+                requests.watchers.append((condition, continuation))
                 return false
             }
             if isReadyNow { continuation.resume() }

@@ -1,0 +1,148 @@
+import ScopeKit
+import Sobreiro
+import SobreiroPrimitives
+import SobreiroScopeKit
+import SobreiroTesting
+import Testing
+
+struct Ticking: ViewState {
+    var isTicking = false
+    var ticks = 0
+}
+
+/// Sleeps one second ten times in one effect operation, noting the instant it wakes at each time, and writes back
+/// how many times it woke.
+private final class TenSleepsModel: ViewModel<Ticking>, ScopedViewModel, @unchecked Sendable {
+    let clock: TestClock
+    let wakes = Locked<[Duration]>([])
+
+    init(clock: TestClock) {
+        self.clock = clock
+        super.init(initialState: Ticking())
+    }
+
+    func didBecomeActive(_ activation: Activation<TenSleepsModel>) {
+        activation.effect(when: \.isTicking) { [clock, wakes] _ in
+            for _ in 0..<10 {
+                try await clock.sleep(for: .seconds(1))
+                wakes.withLock { $0.append(clock.now.offset) }
+            }
+            return 10
+        } reduce: { state, ticks in
+            state.isTicking = false
+            state.ticks = (try? ticks.get()) ?? -1
+        }
+    }
+}
+
+/// Ticks once a second while its timer is on: each run sleeps a second and writes a tick, which starts the next.
+private final class TimerTickModel: ViewModel<Ticking>, ScopedViewModel, @unchecked Sendable {
+    let clock: TestClock
+
+    init(clock: TestClock) {
+        self.clock = clock
+        super.init(initialState: Ticking())
+    }
+
+    func didBecomeActive(_ activation: Activation<TimerTickModel>) {
+        activation.effect(when: \.isTicking) { [clock] _ in
+            try await clock.sleep(for: .seconds(1))
+        } reduce: { state, tick in
+            if case .success = tick { state.ticks += 1 }
+        }
+    }
+}
+
+/// The instants, in seconds, of ten sleeps of one second from the clock's start.
+private let tenSeconds = (1...10).map { Duration.seconds($0) }
+
+@Suite("Advancing a test clock")
+@MainActor
+struct AdvanceTests {
+    @Test("a plain task off any actor that sleeps a second ten times wakes ten times in ten seconds, every round")
+    func plainTaskLoop() async {
+        var short = 0
+        for _ in 0..<50 {
+            let clock = TestClock()
+            let wakes = Locked<[Duration]>([])
+            let loop = Task.detached {
+                for _ in 0..<10 {
+                    try await clock.sleep(for: .seconds(1))
+                    wakes.withLock { $0.append(clock.now.offset) }
+                }
+            }
+            await clock.waitForSleepers()
+            await clock.advance(by: .seconds(10))
+            await finish(loop)
+            if wakes.withLock({ $0 }) != tenSeconds { short += 1 }
+        }
+        #expect(short == 0, "the loop did not wake once a second, ten times, in \(short) of 50 rounds")
+    }
+
+    @Test("a plain task on the main actor that sleeps a second ten times wakes ten times in ten seconds")
+    func mainActorTaskLoop() async {
+        var short = 0
+        for _ in 0..<50 {
+            let clock = TestClock()
+            var wakes: [Duration] = []
+            let loop = Task {
+                for _ in 0..<10 {
+                    try await clock.sleep(for: .seconds(1))
+                    wakes.append(clock.now.offset)
+                }
+            }
+            await clock.waitForSleepers()
+            await clock.advance(by: .seconds(10))
+            await finish(loop)
+            if wakes != tenSeconds { short += 1 }
+        }
+        #expect(short == 0, "the loop did not wake once a second, ten times, in \(short) of 50 rounds")
+    }
+
+    @Test("an effect that sleeps a second ten times has written back when an advance by ten seconds returns")
+    func effectLoop() async {
+        var short = 0
+        for _ in 0..<50 {
+            let clock = TestClock()
+            let model = TenSleepsModel(clock: clock)
+            let hosted = Hosted(model)
+            model.write { $0.isTicking = true }
+            // No settling first: the advance lets the effect reach the clock.
+            await clock.advance(by: .seconds(10))
+            if model.state.ticks != 10 || model.wakes.withLock({ $0 }) != tenSeconds { short += 1 }
+            hosted.screen.detach()
+            await expectEffectsStopped(of: model)
+        }
+        #expect(short == 0, "the effect did not wake once a second, ten times, in \(short) of 50 rounds")
+    }
+
+    @Test("a timer effect started right before an advance ticks with it, with no settling first")
+    func timerStartedJustBefore() async {
+        var behind = 0
+        for _ in 0..<25 {
+            let clock = TestClock()
+            let timer = TestHost(TimerTickModel(clock: clock))
+            timer.model.write { $0.isTicking = true }
+            await clock.advance(by: .seconds(1))
+            await clock.advance(by: .seconds(1))
+            await clock.advance(by: .seconds(1))
+            let expected = [Ticking()] + [0, 1, 2, 3].map { Ticking(isTicking: true, ticks: $0) }
+            if timer.states.history != expected { behind += 1 }
+            timer.model.write { $0.isTicking = false }
+            _ = timer.states.history
+            await timer.settleEffects()
+        }
+        #expect(behind == 0, "the timer was behind the clock in \(behind) of 25 rounds")
+    }
+
+    /// Awaits `task`, cancelling it if it still sleeps after a safety net: a loop that missed a wake sleeps past
+    /// the advance, and must fail the test rather than hang it.
+    private func finish<Failure: Error>(_ task: Task<Void, Failure>) async {
+        let guardian = Task {
+            try await Task.sleep(for: .seconds(30))
+            task.cancel()
+        }
+        _ = await task.result
+        guardian.cancel()
+    }
+}
