@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Sobreiro
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A task executor with two threads of its own; each job runs on the thread that `target` names when it is queued.
 /// A test moves a task from one thread to the other at an `await` it chooses, which the cooperative pool never
