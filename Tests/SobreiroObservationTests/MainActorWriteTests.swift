@@ -114,7 +114,7 @@ private final class HeldTransform: Sendable {
     func pass(_ state: ScreenState) {
         guard !Thread.isMainThread, isHeld(state), !hasHeld.exchange(true, ordering: .relaxed) else { return }
         isInside.store(true, ordering: .releasing)
-        _ = released.wait(timeout: .now() + 20 * sanitizerSlowdown)
+        _ = released.wait(timeout: .now() + patience)
         isInside.store(false, ordering: .releasing)
     }
 
@@ -217,7 +217,7 @@ struct MainActorWriteTests {
         #expect(await eventually { transform.isHolding })
         // Lets the held call go once the main actor waits for it: the test cannot, being that main actor.
         let releaser = onAnotherThread {
-            let deadline = DispatchTime.now() + 20 * sanitizerSlowdown
+            let deadline = DispatchTime.now() + patience
             while !token.isWaitedForByCancel && DispatchTime.now() < deadline { usleep(100) }
             transform.release()
         }

@@ -104,7 +104,7 @@ final class HeldRender: StatefulView, @unchecked Sendable {
     func render(state: ScreenState) {
         guard isHeld(state), !hasHeld.exchange(true, ordering: .relaxed) else { return }
         isInside.store(true, ordering: .releasing)
-        _ = released.wait(timeout: .now() + 20 * sanitizerSlowdown)
+        _ = released.wait(timeout: .now() + patience)
         isInside.store(false, ordering: .releasing)
     }
 
@@ -120,11 +120,11 @@ final class HeldRender: StatefulView, @unchecked Sendable {
     func release() { released.signal() }
 }
 
-/// Suspends until `condition` holds, checking it every millisecond; `false` if it did not hold within 20 seconds,
+/// Suspends until `condition` holds, checking it every millisecond; `false` if it did not hold within ``patience``,
 /// a safety net rather than a budget.
 @MainActor
 func eventually(_ condition: @MainActor () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20 * sanitizerSlowdown)
+    let deadline = ContinuousClock.now + .seconds(patience)
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
         try? await Task.sleep(for: .milliseconds(1))

@@ -34,7 +34,7 @@ private final class HeldStackView: StatefulView, Sendable {
     func render(state: Stack) {
         guard state.badge != 0, !hasHeld.exchange(true, ordering: .relaxed) else { return }
         isInside.store(true, ordering: .releasing)
-        _ = released.wait(timeout: .now() + 20 * sanitizerSlowdown)
+        _ = released.wait(timeout: .now() + patience)
         isInside.store(false, ordering: .releasing)
     }
 
@@ -46,9 +46,9 @@ private final class HeldStackView: StatefulView, Sendable {
 @Suite("Routes follow a main-actor write before it returns, even while another thread delivers")
 @MainActor
 struct RouteWhileAnotherThreadDeliversTests {
-    /// Suspends until `condition` holds; `false` after 20 seconds, a safety net.
+    /// Suspends until `condition` holds; `false` after ``patience``, a safety net.
     private func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20 * sanitizerSlowdown)
+        let deadline = ContinuousClock.now + .seconds(patience)
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: .milliseconds(1))
