@@ -3,9 +3,11 @@ public import SobreiroPrimitives
 extension ViewModel {
     /// Subscribes a renderer isolated to the main actor and renders the current state into it at once.
     ///
-    /// A write made on the main queue renders `view` before it returns, even while another thread is delivering
-    /// this model's states, unless `view` is rendering: a write made from its own `render` renders it right after
-    /// that render returns, never inside it. A write on any other thread schedules the render on the main actor;
+    /// A write made on the main queue that commits a change renders `view` before it returns, even while another
+    /// thread is delivering this model's states, unless `view` is rendering: a write made from its own `render`
+    /// renders it right after that render returns, never inside it. (A write that commits nothing, being equal to
+    /// the state or rolled back, brings nobody up to date: the state it found arrives as the other thread
+    /// delivers it.) A write on any other thread schedules the render on the main actor;
     /// writes that land before that render runs are coalesced, so `view` renders only the latest of them and never
     /// ends on a stale state, even if the model is released meanwhile. The model holds `view` weakly.
     ///
