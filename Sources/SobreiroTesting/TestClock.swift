@@ -233,9 +233,9 @@ public final class TestClock: Clock, Sendable {
     ///    deadline, and lets each run before the time moves further: an effect's operation until it settles again
     ///    (it sleeps again, waits for the next element of a sequence, or finishes and writes back); a task that is
     ///    not an effect until it sleeps on this clock again. A task that does not sleep again (it finishes, or
-    ///    waits for something else) cannot be seen finishing: the advance gives it a moment, measured against how
-    ///    long the woken task took to run again, so await such a task, or the state it writes, before asserting
-    ///    what it did after its last sleep.
+    ///    waits for something else) cannot be seen finishing: the advance gives it a moment, which grows with how
+    ///    long the woken task took to run again and lasts until the main queue and the cooperative pool have gone
+    ///    quiet, so await such a task, or the state it writes, before asserting what it did after its last sleep.
     ///
     /// A loop that sleeps one second at a time therefore runs ten times when the clock advances by ten seconds,
     /// and each of its iterations sees `now` at the second it woke.
@@ -350,20 +350,25 @@ public final class TestClock: Clock, Sendable {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero, await change(after: changes, upTo: remaining) else { return }
         }
-        // It runs. Whether it will sleep again cannot be seen, only that it does: give it a moment that grows with
-        // how long it took to run again, which is long on a busy machine, then let the executors run what it queued.
+        // It runs. Whether it will sleep again cannot be seen, only that it does. Give it a moment that grows with
+        // how long it took to run again, and that ends only once the executors it may hop through have gone quiet:
+        // three round trips, each through the main queue and then the cooperative pool, with no change to the
+        // clock. A task queued on either one before a round trip has run by the time that round trip returns, so on a
+        // busy machine the moment stretches with the queues rather than expiring while the task still waits its turn.
         let latency = max(.zero, (returned ?? resumed) - resumed)
-        let moment = min(max(latency * 50, .milliseconds(20)), .seconds(2))
-        let end = ContinuousClock.now.advanced(by: moment)
-        while true {
-            let (state, changes) = contents.withLock { ($0.awake[task], $0.changes) }
-            guard state != nil else { return }
-            let remaining = ContinuousClock.now.duration(to: end)
-            guard remaining > .zero else { break }
-            _ = await change(after: changes, upTo: remaining)
+        let end = ContinuousClock.now.advanced(by: min(max(latency * 50, .milliseconds(20)), .seconds(2)))
+        var quietRoundTrips = 0
+        while quietRoundTrips < 3 || ContinuousClock.now < end {
+            let changes = contents.withLock { $0.changes }
+            await withCheckedContinuation { done in DispatchQueue.main.async { done.resume() } }
+            await Task.detached {}.value
+            let (state, changed) = contents.withLock { ($0.awake[task], $0.changes != changes) }
+            guard state != nil else { return }  // asleep again
+            quietRoundTrips = changed ? 0 : quietRoundTrips + 1
+            if quietRoundTrips >= 3, ContinuousClock.now < end {
+                _ = await change(after: contents.withLock { $0.changes }, upTo: ContinuousClock.now.duration(to: end))
+            }
         }
-        await Task.yield()
-        await withCheckedContinuation { done in DispatchQueue.main.async { done.resume() } }
     }
 
     /// Suspends until the clock changes after `changes`, or `duration` passes.

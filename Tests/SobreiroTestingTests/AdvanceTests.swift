@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import ScopeKit
 import Sobreiro
 import SobreiroPrimitives
@@ -144,5 +146,39 @@ struct AdvanceTests {
         }
         _ = await task.result
         guardian.cancel()
+    }
+}
+
+/// An advance from off the main actor, while the main queue is busy: each wake of the loop waits its turn there.
+struct AdvanceOnBusyMainQueueTests {
+    @Test("a loop that hops twice to a busy main queue after each sleep still wakes ten times in ten seconds")
+    func loopThroughBusyMainQueue() async {
+        let clock = TestClock()
+        let wakes = Locked<[Duration]>([])
+        let loop = Task.detached {
+            for _ in 0..<10 {
+                try await clock.sleep(for: .seconds(1))
+                let now = await MainActor.run { clock.now.offset }
+                await MainActor.run { wakes.withLock { $0.append(now) } }
+            }
+        }
+        await clock.waitForSleepers()
+        // The main queue runs one 50 ms job after another, each queued behind what came meanwhile, so each of the
+        // loop's hops waits far longer than its sleep took to return.
+        let busy = Locked(true)
+        occupyMainQueue(while: busy)
+        await clock.advance(by: .seconds(10))
+        busy.withLock { $0 = false }
+        loop.cancel()
+        _ = await loop.result
+        #expect(wakes.withLock { $0 } == tenSeconds)
+    }
+
+    private func occupyMainQueue(while busy: Locked<Bool>) {
+        DispatchQueue.main.async {
+            guard busy.withLock({ $0 }) else { return }
+            Thread.sleep(forTimeInterval: 0.05)
+            occupyMainQueue(while: busy)
+        }
     }
 }
