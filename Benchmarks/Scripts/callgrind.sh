@@ -18,12 +18,12 @@ instructions() {
         awk '/Collected/ { print $4 }'
 }
 
-# Instructions per write of contender $1 on path $2.
+# Instructions per write of contender $1 on path $2, from runs of $3 and twice $3 writes (10 000 unless given).
 per_write() {
-    local small large
-    small=$(instructions "$1" "$2" 10000)
-    large=$(instructions "$1" "$2" 20000)
-    echo $(((large - small) / 10000))
+    local writes=${3:-10000} small large
+    small=$(instructions "$1" "$2" "$writes")
+    large=$(instructions "$1" "$2" $((writes * 2)))
+    echo $(((large - small) / writes))
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f×", a / b }'; }
@@ -41,5 +41,15 @@ base=$(per_write Sobreiro pair-write0)
 for path in pair-write0 pair-whole pair-projected pair-whole-other pair-projected-other; do
     if [ "$path" = pair-write0 ]; then sobreiro=$base; else sobreiro=$(per_write Sobreiro "$path"); fi
     echo "| $path | $sobreiro | $(per_write OpenCombine "$path") | $((sobreiro - base)) |"
+done
+
+# A state of N items with one view, each write changing one item: the floor copies the array once and compares it
+# once per write, as Sobreiro must (V6, T6). Few writes for the largest state, where each costs about a million.
+printf '\n| big state, per write | Sobreiro | Floor | Sobreiro ÷ Floor |\n| --- | ---: | ---: | ---: |\n'
+for items in 10 1000 100000; do
+    writes=$((items == 100000 ? 200 : 10000))
+    sobreiro=$(per_write Sobreiro "big$items" "$writes")
+    floor=$(per_write Floor "big$items" "$writes")
+    echo "| $items items | $sobreiro | $floor | $(ratio "$sobreiro" "$floor") |"
 done
 rm -rf "$out"

@@ -16,6 +16,8 @@ let benchmarks: @Sendable () -> Void = {
     register(ObservationContender.self)
     registerProjections(SobreiroProjectingContender.self)
     registerProjections(OpenCombineProjectingContender.self)
+    registerBigState(SobreiroBigState.self)
+    registerBigState(BigStateFloor.self)
 }
 
 /// Registers every scenario for `C`. Names read "scenario | contender", which `Scripts/ratios.py` relies on.
@@ -123,4 +125,19 @@ func registerProjections<C: ProjectingContender>(_: C.Type) {
     scenario("8b whole state, write value, 1 render", projected: false, writesValue: true)
     scenario("9a projection, write other field, 0 renders", projected: true, writesValue: false)
     scenario("9b whole state, write other field, 1 render", projected: false, writesValue: false)
+}
+
+/// Registers the big-state scenarios for `C`: a state of N items with one view, where each write changes one item.
+func registerBigState<C: BigStateContender>(_: C.Type) {
+    for items in [10, 1_000, 100_000] {
+        // A write to the largest state copies and compares 100 000 items: single writes, not thousands, per sample.
+        let configuration = Benchmark.Configuration(scalingFactor: items == 100_000 ? .one : .kilo)
+        Benchmark("10 big state of \(items) items, change one | \(C.name)", configuration: configuration) { benchmark in
+            let store = C(count: items)
+            benchmark.startMeasurement()
+            for index in benchmark.scaledIterations { store.write(index + 1, at: index % items) }
+            benchmark.stopMeasurement()
+            blackHole(store)
+        }
+    }
 }

@@ -15,6 +15,7 @@ guard arguments.count == 4, let count = Int(arguments[3]) else {
     print("       exits while <count> subscriptions are live, for valgrind's count of bytes in use at exit")
     print("       WritePathProbe <Sobreiro|OpenCombine> <pair path> <count>   (a two-field state)")
     print("       pair path: pair-write0, pair-whole, pair-projected, pair-whole-other or pair-projected-other")
+    print("       WritePathProbe <Sobreiro|Floor> big<N> <count>   (a state of N items; each write changes one)")
     print("       WritePathProbe ScopeKit tree <count>   (activates and deactivates a tree of 100 scopes)")
     exit(2)
 }
@@ -75,6 +76,14 @@ func runProjection<C: ProjectingContender>(_: C.Type, path: String, count: Int) 
     withExtendedLifetime(handle) {}
 }
 
+/// Writes one item of a state of `items` items, with one view, `count` times, each time a new value at the next
+/// index.
+func runBigState<C: BigStateContender>(_: C.Type, items: Int, count: Int) {
+    let store = C(count: items)
+    for index in 0..<count { store.write(index + 1, at: index % items) }
+    withExtendedLifetime(store) {}
+}
+
 /// Activates and deactivates a tree of 100 scopes `count` times: `valgrind` shows the same number of allocations
 /// for any `count`, so the cycle itself allocates nothing.
 @MainActor
@@ -95,6 +104,13 @@ func cycleTree(count: Int) {
 
 switch arguments[1] {
 case "ScopeKit": MainActor.assumeIsolated { cycleTree(count: count) }
+case "Sobreiro" where arguments[2].hasPrefix("big"), "Floor" where arguments[2].hasPrefix("big"):
+    guard let items = Int(arguments[2].dropFirst(3)), items > 0 else { fatalError("unknown path \(arguments[2])") }
+    if arguments[1] == "Sobreiro" {
+        runBigState(SobreiroBigState.self, items: items, count: count)
+    } else {
+        runBigState(BigStateFloor.self, items: items, count: count)
+    }
 case "Sobreiro" where arguments[2].hasPrefix("pair-"):
     runProjection(SobreiroProjectingContender.self, path: arguments[2], count: count)
 case "OpenCombine" where arguments[2].hasPrefix("pair-"):
