@@ -42,7 +42,7 @@ struct BindingKeystrokeTests {
         let held = HeldRender { $0.count == 1 }
         model.subscribe(view: held)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        #expect(await held.held())
+        #expect(await held.hold.isHeld())
 
         for key in "acorns" {
             query.value += String(key)
@@ -50,7 +50,7 @@ struct BindingKeystrokeTests {
         #expect(model.state.query == "acorns", "keystrokes were lost")
         #expect(query.value == "acorns", "the control reads back a stale value right after its own write")
 
-        held.release()
+        held.hold.release()
         #expect(await finished(writer))
         await drainMainQueue()
         #expect(query.value == "acorns", "the object did not end on the latest state")

@@ -101,28 +101,6 @@ private final class QueryView: MainActorStatefulView {
     func render(state: String) { query = state }
 }
 
-private final class HeldTransform: Sendable {
-    private let isHeld: @Sendable (ScreenState) -> Bool
-    private let hasHeld = Atomic<Bool>(false)
-    private let isInside = Atomic<Bool>(false)
-    private let released = DispatchSemaphore(value: 0)
-
-    init(holdingOn isHeld: @escaping @Sendable (ScreenState) -> Bool) {
-        self.isHeld = isHeld
-    }
-
-    func pass(_ state: ScreenState) {
-        guard !Thread.isMainThread, isHeld(state), !hasHeld.exchange(true, ordering: .relaxed) else { return }
-        isInside.store(true, ordering: .releasing)
-        _ = released.wait(timeout: .now() + patience)
-        isInside.store(false, ordering: .releasing)
-    }
-
-    var isHolding: Bool { isInside.load(ordering: .acquiring) }
-
-    func release() { released.signal() }
-}
-
 @Suite("A write on the main actor brings the main-actor followers up to date before it returns")
 @MainActor
 struct MainActorWriteTests {
@@ -140,7 +118,7 @@ struct MainActorWriteTests {
         let follower = ShownFollower(following: model, as: kind)
         if !isHeldBeforeFollower { model.subscribe(view: held) }
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        #expect(await held.held())
+        #expect(await held.hold.isHeld())
 
         for query in ["o", "oa", "oak"] {
             model.search(for: query)
@@ -150,7 +128,7 @@ struct MainActorWriteTests {
         await drainMainQueue()
         #expect(follower.shown == Shown(query: "oak", count: 1), "an older state took \(kind) back")
 
-        held.release()
+        held.hold.release()
         #expect(await finished(writer))
         await drainMainQueue()
         #expect(follower.shown == Shown(query: "oak", count: 1))
@@ -207,14 +185,14 @@ struct MainActorWriteTests {
     @Test("V4: a main-actor write made while another thread hands the follower a state waits for it, then is current")
     func writeWhileAnotherThreadHandsOverToTheFollower() async {
         let model = ScreenModel()
-        let transform = HeldTransform { $0.count == 1 }
+        let transform = Hold()
         let view = QueryView()
         let token = model.map { state in
-            transform.pass(state)
+            if !Thread.isMainThread, state.count == 1 { transform.holdOnce() }
             return state.query
         }.subscribe(view: view)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        #expect(await eventually { transform.isHolding })
+        #expect(await transform.isHeld())
         // Lets the held call go once the main actor waits for it: the test cannot, being that main actor.
         let releaser = onAnotherThread {
             let deadline = DispatchTime.now() + patience
@@ -257,14 +235,14 @@ struct MainActorWriteTests {
         let echo = EchoView(model: model)
         model.subscribe(view: echo)
         let writer = onAnotherThread { model.write { $0.count = 1 } }
-        #expect(await held.held())
+        #expect(await held.hold.isHeld())
 
         model.search(for: "oak")
         #expect(echo.rendered.last == "OAK", "the view's own write did not reach it before the outer write returned")
         #expect(echo.deepest == 1, "the view was rendered inside its own render")
         #expect(model.state.query == "OAK")
 
-        held.release()
+        held.hold.release()
         #expect(await finished(writer))
         await drainMainQueue()
         #expect(echo.rendered.last == "OAK")

@@ -87,49 +87,18 @@ final class Invalidations: Sendable {
 }
 
 /// A plain view that holds the thread delivering to it inside its render of the first state matching `isHeld`,
-/// until the test releases it: meanwhile that thread stays the model's deliverer, in the middle of a round.
-///
-/// The held thread is one of the test's own (`onAnotherThread`), never the main queue or the cooperative pool; the
-/// test waits for it by suspending.
-final class HeldRender: StatefulView, @unchecked Sendable {
+/// until the test releases `hold`: meanwhile that thread stays the model's deliverer, in the middle of a round.
+final class HeldRender: StatefulView, Sendable {
+    let hold = Hold()
     private let isHeld: @Sendable (ScreenState) -> Bool
-    private let hasHeld = Atomic<Bool>(false)
-    private let isInside = Atomic<Bool>(false)
-    private let released = DispatchSemaphore(value: 0)
 
     init(holdingOn isHeld: @escaping @Sendable (ScreenState) -> Bool) {
         self.isHeld = isHeld
     }
 
     func render(state: ScreenState) {
-        guard isHeld(state), !hasHeld.exchange(true, ordering: .relaxed) else { return }
-        isInside.store(true, ordering: .releasing)
-        _ = released.wait(timeout: .now() + patience)
-        isInside.store(false, ordering: .releasing)
+        if isHeld(state) { hold.holdOnce() }
     }
-
-    /// Whether a thread is held in the render now.
-    var isHolding: Bool { isInside.load(ordering: .acquiring) }
-
-    /// Suspends until a thread is held in the render; `false` if none was within the safety net.
-    @MainActor
-    func held() async -> Bool {
-        await eventually { self.isHolding }
-    }
-
-    func release() { released.signal() }
-}
-
-/// Suspends until `condition` holds, checking it every millisecond; `false` if it did not hold within ``patience``,
-/// a safety net rather than a budget.
-@MainActor
-func eventually(_ condition: @MainActor () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(patience)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
 }
 
 /// Suspends until `done`, from `onAnotherThread`, is signalled: the work it stands for returned.

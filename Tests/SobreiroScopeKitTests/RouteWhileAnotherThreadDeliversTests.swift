@@ -24,38 +24,19 @@ private final class PageScope: Scope {
     }
 }
 
-/// A plain view that holds the thread delivering to it inside its first render of a state with a badge, until
-/// released: that thread stays the model's deliverer meanwhile.
+/// A plain view that holds the thread delivering to it inside its first render of a state with a badge, until the
+/// test releases `hold`: that thread stays the model's deliverer meanwhile.
 private final class HeldStackView: StatefulView, Sendable {
-    private let hasHeld = Atomic<Bool>(false)
-    private let isInside = Atomic<Bool>(false)
-    private let released = DispatchSemaphore(value: 0)
+    let hold = Hold()
 
     func render(state: Stack) {
-        guard state.badge != 0, !hasHeld.exchange(true, ordering: .relaxed) else { return }
-        isInside.store(true, ordering: .releasing)
-        _ = released.wait(timeout: .now() + patience)
-        isInside.store(false, ordering: .releasing)
+        if state.badge != 0 { hold.holdOnce() }
     }
-
-    var isHolding: Bool { isInside.load(ordering: .acquiring) }
-
-    func release() { released.signal() }
 }
 
 @Suite("Routes follow a main-actor write before it returns, even while another thread delivers")
 @MainActor
 struct RouteWhileAnotherThreadDeliversTests {
-    /// Suspends until `condition` holds; `false` after ``patience``, a safety net.
-    private func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(patience)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return true
-    }
-
     @Test(
         "G2: pushes and pops written on the main actor are applied before the write returns, while another thread delivers",
         arguments: [false, true]
@@ -70,7 +51,7 @@ struct RouteWhileAnotherThreadDeliversTests {
         root.host(stack)
         if !isHeldBeforeRoute { model.subscribe(view: held) }
         let writer = onAnotherThread { model.write { $0.badge = 1 } }
-        #expect(await eventually { held.isHolding })
+        #expect(await held.hold.isHeld())
 
         var expected: [Int] = []
         for step in 1...40 {
@@ -85,7 +66,7 @@ struct RouteWhileAnotherThreadDeliversTests {
             #expect(shown == expected, "the stack had not followed the write when it returned")
         }
 
-        held.release()
+        held.hold.release()
         #expect(await eventually { writer.wait(timeout: .now()) == .success })
         await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
         #expect(stack.children.compactMap { ($0 as? PageScope)?.page } == expected)
