@@ -112,6 +112,13 @@ public final class TestClock: Clock, Sendable {
         EffectActivity.countJobs()
     }
 
+    /// Suspends for `duration` of the clock's time, on the caller's actor; see ``sleep(until:tolerance:)``.
+    ///
+    /// - Throws: `CancellationError` if the task is cancelled while it sleeps.
+    nonisolated(nonsending) public func sleep(for duration: Duration, tolerance: Duration? = nil) async throws {
+        try await sleep(until: now.advanced(by: duration), tolerance: tolerance)
+    }
+
     /// The current instant: it changes only with ``advance(by:fileID:filePath:line:column:)`` and ``advance(to:fileID:filePath:line:column:)``.
     public var now: Instant {
         contents.withLock { $0.now }
@@ -129,8 +136,16 @@ public final class TestClock: Clock, Sendable {
 
     /// Suspends until the test advances the clock to `deadline`; returns at once if it is not in the future.
     ///
+    /// Runs on the caller's actor, so that a task on the main actor wakes, runs and sleeps again in one turn of the
+    /// main actor, where an advance on the main actor finds it asleep again as soon as it runs.
+    ///
     /// - Throws: `CancellationError` if the task is cancelled while it sleeps.
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    nonisolated(nonsending) public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try await sleep(until: deadline, isolation: #isolation)
+    }
+
+    /// Sleeps until `deadline` on `isolation`, the caller's actor, which the closures below inherit.
+    private func sleep(until deadline: Instant, isolation: isolated (any Actor)?) async throws {
         try Task.checkCancellation()
         let task = TaskIdentity.current
         let number = contents.withLock { contents in
@@ -152,6 +167,8 @@ public final class TestClock: Clock, Sendable {
             for wait in waits { wait.resume() }
         }
         try await withTaskCancellationHandler {
+            // Captured, so that this closure runs on the caller's actor too.
+            _ = isolation
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 contents.withLock { $0.willListSleeper }?()
                 // Parked and listed in one step, so that an advance never finds it parked but not listed.

@@ -101,6 +101,23 @@ struct AdvanceTests {
         #expect(short == 0, "the loop did not wake once a second, ten times, in \(short) of 50 rounds")
     }
 
+    /// A task on the main actor wakes, runs and sleeps again in one turn of the main actor: no hop to the pool, where
+    /// a busy machine could hold it past the advance's moment.
+    @Test("a task on the main actor sleeps on the clock without leaving the main actor")
+    func sleepStaysOnTheMainActor() async {
+        let clock = TestClock()
+        let onMainQueue = Locked<[Bool]>([])
+        clock.willListSleeper = { onMainQueue.withLock { $0.append(MainQueue.isCurrent) } }
+        let loop = Task {
+            for _ in 0..<3 { try await clock.sleep(for: .seconds(1)) }
+            try await clock.sleep(until: clock.now.advanced(by: .seconds(1)))
+        }
+        await clock.waitForSleepers()
+        await clock.advance(by: .seconds(4))
+        await finish(loop)
+        #expect(onMainQueue.withLock { $0 } == [true, true, true, true])
+    }
+
     @Test("an effect that sleeps a second ten times has written back when an advance by ten seconds returns")
     func effectLoop() async {
         var short = 0
