@@ -38,7 +38,7 @@ struct StatePublisherEqualityHookTests {
     /// before sending it. A cancel made from that `==`, on the sending thread, returns at once (it does not wait
     /// for its own thread), so the sender checks again before sending the value it took.
     @Test("R5: a value is never sent after cancel() returned, even when cancel runs inside the state's ==")
-    func cancelFromInsideEquals() {
+    func cancelFromInsideEquals() async {
         let model = ProbedModel()
         let log = EventLog()
         let recorder = Recorder<Probed>(initialDemand: .none) { _, state in
@@ -60,7 +60,7 @@ struct StatePublisherEqualityHookTests {
             }
             recorder.request(.max(1))  // takes count 1, compares it with count 0: the hook cancels
         }
-        expectSignalled(requester)
+        await expectSignalled(requester)
         let events = log.all
         #expect(events.first == "received 0")
         #expect(
@@ -71,7 +71,7 @@ struct StatePublisherEqualityHookTests {
 
     /// `==` runs on the sending thread with no lock of the publisher held: it may request more.
     @Test("R4: the state's == may request demand from the sending thread without deadlocking")
-    func requestFromInsideEquals() {
+    func requestFromInsideEquals() async {
         let model = ProbedModel()
         let recorder = Recorder<Probed>(initialDemand: .none)
         model.publisher.subscribe(recorder)
@@ -82,7 +82,7 @@ struct StatePublisherEqualityHookTests {
             recorder.request(.max(1))
             model.write { $0.count = 2 }
         }
-        expectSignalled(requester)
+        await expectSignalled(requester)
         #expect(recorder.history.map(\.count) == [0, 1, 2])
         recorder.cancel()
     }

@@ -10,7 +10,7 @@ import Testing
 @Suite("State publisher: cancellation and lifetime")
 struct StatePublisherLifetimeTests {
     @Test("O4: cancel ends the model's subscription, and nothing is sent afterwards")
-    func cancelEndsTheSubscription() {
+    func cancelEndsTheSubscription() async {
         // Given
         let model = ArticleModel()
         let recorder = Recorder<Article>()
@@ -28,7 +28,7 @@ struct StatePublisherLifetimeTests {
     }
 
     @Test("O4: a subscriber that cancels from inside receive(_:) gets nothing more")
-    func cancelFromInsideReceive() {
+    func cancelFromInsideReceive() async {
         // Given
         let model = ArticleModel()
         let recorder = Recorder<Article> { recorder, state in
@@ -45,13 +45,13 @@ struct StatePublisherLifetimeTests {
         }
 
         // Then
-        expectSignalled(done)
+        await expectSignalled(done)
         #expect(model.subscriberCount == 0)
         #expect(recorder.history.map(\.count) == [0, 1])
     }
 
     @Test("R5: cancel on another thread returns only after the model's running delivery to the subscriber returned")
-    func cancelWaitsForARunningDelivery() throws {
+    func cancelWaitsForARunningDelivery() async throws {
         // Given
         let model = ArticleModel()
         let gate = Gate()
@@ -72,17 +72,17 @@ struct StatePublisherLifetimeTests {
             recorder.cancel()
             log.record("cancel returned")
         }
-        expectEventually { isWaitedForByCancel(recorder) }
+        await expectEventually { isWaitedForByCancel(recorder) }
         gate.release()
 
         // Then
-        expectSignalled(canceller)
-        expectSignalled(writer)
+        await expectSignalled(canceller)
+        await expectSignalled(writer)
         #expect(log.all == ["receive returned", "cancel returned"])
     }
 
     @Test("R5: cancel on another thread returns only after a value sent by request(_:) has been received")
-    func cancelWaitsForASendOfRequest() throws {
+    func cancelWaitsForASendOfRequest() async throws {
         // Given
         let model = ArticleModel()
         let gate = Gate()
@@ -101,12 +101,12 @@ struct StatePublisherLifetimeTests {
             recorder.cancel()
             log.record("cancel returned")
         }
-        expectEventually { isWaitedForByCancel(recorder) }
+        await expectEventually { isWaitedForByCancel(recorder) }
         gate.release()
 
         // Then
-        expectSignalled(canceller)
-        expectSignalled(requester)
+        await expectSignalled(canceller)
+        await expectSignalled(requester)
         #expect(log.all == ["receive returned", "cancel returned"])
         #expect(model.subscriberCount == 0)
     }

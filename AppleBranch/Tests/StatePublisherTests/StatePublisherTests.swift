@@ -135,7 +135,7 @@ struct StatePublisherTests {
     }
 
     @Test("O4: demand returned from receive(_:) is added, and so is demand requested from inside it, with no lock held")
-    func demandFromInsideReceive() {
+    func demandFromInsideReceive() async {
         // Given
         let model = ArticleModel()
         let recorder = Recorder<Article>(initialDemand: .max(1)) { recorder, state in
@@ -152,7 +152,7 @@ struct StatePublisherTests {
         }
 
         // Then
-        expectSignalled(done)
+        await expectSignalled(done)
         #expect(recorder.history.map(\.count) == [0, 1, 2])
     }
 

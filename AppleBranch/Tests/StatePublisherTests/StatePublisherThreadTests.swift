@@ -16,7 +16,7 @@ struct StatePublisherThreadTests {
     @Test(
         "O4: with unlimited demand, writes from several threads arrive increasing, one call at a time, ending on the last"
     )
-    func backgroundWritesWithUnlimitedDemand() {
+    func backgroundWritesWithUnlimitedDemand() async {
         // Given
         let model = ArticleModel()
         let recorder = Recorder<Article>()
@@ -36,7 +36,7 @@ struct StatePublisherThreadTests {
     }
 
     @Test("O4: requests racing with writes never exceed the demand, never reorder or repeat, and end on the last state")
-    func requestsRaceWithDeliveries() {
+    func requestsRaceWithDeliveries() async {
         // Given
         let model = ArticleModel()
         let recorder = Recorder<Article>(initialDemand: .none)
@@ -58,7 +58,7 @@ struct StatePublisherThreadTests {
         DispatchQueue.concurrentPerform(iterations: Self.writers) { _ in
             for _ in 0..<Self.writesPerWriter { model.write { $0.count += 1 } }
         }
-        expectSignalled(requester)
+        await expectSignalled(requester)
 
         // Then
         let counts = recorder.history.map(\.count)
@@ -70,7 +70,7 @@ struct StatePublisherThreadTests {
 
     @Test(
         "O4: a state delivered while request(_:) sends on another thread waits for that send, and the writer does not")
-    func deliveryDuringASendOfRequest() throws {
+    func deliveryDuringASendOfRequest() async throws {
         // Given
         let model = ArticleModel()
         let gate = Gate()
@@ -85,17 +85,17 @@ struct StatePublisherThreadTests {
 
         // When
         let writer = onAnotherThread { model.setCount(2) }
-        expectSignalled(writer)
+        await expectSignalled(writer)
         gate.release()
 
         // Then
-        expectSignalled(requester)
+        await expectSignalled(requester)
         #expect(recorder.history.map(\.count) == [1, 2])
         #expect(recorder.overlappingCalls == 0)
     }
 
     @Test("O4: a value sent from request(_:) that writes to the model receives the new state next, after it returns")
-    func reentrantWriteFromASendOfRequest() {
+    func reentrantWriteFromASendOfRequest() async {
         // Given
         let model = ArticleModel()
         let recorder = Recorder<Article>(initialDemand: .none) { _, state in
@@ -108,13 +108,13 @@ struct StatePublisherThreadTests {
         let requester = onAnotherThread { recorder.request(.max(1)) }
 
         // Then
-        expectSignalled(requester)
+        await expectSignalled(requester)
         #expect(recorder.history.map(\.count) == [0, 1])
         #expect(recorder.overlappingCalls == 0)
     }
 
     @Test("O4: a subscription cancelled on another thread while writes run sends nothing once cancel returns")
-    func cancelDuringBackgroundWrites() {
+    func cancelDuringBackgroundWrites() async {
         // Given
         let model = ArticleModel()
         let recorder = Recorder<Article>()
@@ -123,14 +123,14 @@ struct StatePublisherThreadTests {
         let writer = onAnotherThread {
             while writing.load(ordering: .relaxed) { model.write { $0.count += 1 } }
         }
-        expectEventually { recorder.history.count > 10 }
+        await expectEventually { recorder.history.count > 10 }
 
         // When
         recorder.cancel()
         let countAtCancel = recorder.history.count
-        expectEventually { model.state.count > (recorder.history.last?.count ?? 0) + 10 }
+        await expectEventually { model.state.count > (recorder.history.last?.count ?? 0) + 10 }
         writing.store(false, ordering: .relaxed)
-        expectSignalled(writer)
+        await expectSignalled(writer)
 
         // Then
         #expect(recorder.history.count == countAtCancel)
