@@ -2,11 +2,11 @@ public import Synchronization
 
 /// The package's one lock, non-recursive: a `Synchronization.Mutex`, on every platform.
 ///
-/// A thread that waits for it lends its priority to the holder: on Apple platforms `Mutex` is
-/// `os_unfair_lock`, with priority donation, so a main thread that waits for a model's lock never waits behind
-/// lower-priority work; on Linux it is a priority-inheriting futex (`FUTEX_LOCK_PI`), which lends priority under
-/// the real-time scheduling policies. The uncontended path is one atomic
-/// compare-and-exchange to lock and one to unlock, inlined into the caller; contending threads sleep in the kernel.
+/// A thread that waits for it lends its priority to the holder: on Apple platforms `Mutex` is `os_unfair_lock`, with
+/// priority donation, so a main thread that waits for a model's lock never waits behind lower-priority work; on
+/// Linux it is a priority-inheriting futex (`FUTEX_LOCK_PI`), which lends priority under the real-time scheduling
+/// policies. The uncontended path is one atomic compare-and-exchange to lock and one to unlock, inlined into the
+/// caller; contending threads sleep in the kernel.
 ///
 /// `Mutex` hands a contended lock over inside the kernel or inside the standard library, neither of which
 /// ThreadSanitizer instruments, so it would report races on everything the lock guards. `handOver` makes every
