@@ -59,20 +59,17 @@ package enum CallWaiting {
     @discardableResult
     static func waitForCall(on thread: UInt, until isOver: () -> Bool) -> Bool {
         let me = ThreadID.current
-        let isRecorded = shared.withLock { shared in
+        var outcome = shared.withLock { shared -> Bool? in
             guard shared.cycle(from: thread, to: me) == nil else { return false }
             shared.waits[me] = .call(on: thread)
-            return true
+            return shared.endWait(of: me, isCallOver: isOver(), orSleepOn: nil)
         }
-        guard isRecorded else { return false }
         // Made only once the call is found running: most cancels find it over at the first look.
         var wakeUp: DispatchSemaphore?
         while true {
-            let outcome = shared.withLock { shared in
-                shared.endWait(of: me, isCallOver: isOver(), orSleepOn: wakeUp)
-            }
             if let outcome { return outcome }
             if let wakeUp { wakeUp.wait() } else { wakeUp = DispatchSemaphore(value: 0) }
+            outcome = shared.withLock { $0.endWait(of: me, isCallOver: isOver(), orSleepOn: wakeUp) }
         }
     }
 
