@@ -1,14 +1,15 @@
 import Dispatch
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import Sobreiro
 import SobreiroPrimitives
 import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One subscription's call slot, shared by the threads of a test.
 private final class SharedSlot: Sendable {
