@@ -3,10 +3,9 @@ import PackageDescription
 
 // Compiles the `#if canImport(Combine)` branches of ScopeKit and SobreiroCombine on Linux, where no Combine exists:
 // a stand-in module named `Combine` re-exports OpenCombine, and ScopeKit, Sobreiro, SobreiroCombine, SobreiroTrace
-// and ScopeKit's tests are built from the root package's own sources, with the lock of Apple platforms. SwiftPM
-// refuses a target path outside the package root, so Sources/ScopeKit, Sources/Sobreiro, Sources/SobreiroCombine,
-// Sources/SobreiroPrimitives, Sources/SobreiroTrace and Tests/ScopeKitTests here are committed symlinks into the
-// root package.
+// and ScopeKit's tests are built from the root package's own sources. SwiftPM refuses a target path outside the
+// package root, so Sources/ScopeKit, Sources/Sobreiro, Sources/SobreiroCombine, Sources/SobreiroPrimitives,
+// Sources/SobreiroTrace and Tests/ScopeKitTests here are committed symlinks into the root package.
 //
 // A package of its own, like Benchmarks/, so that OpenCombine never enters the graph of Sobreiro's users.
 // Linux only: on Apple platforms the root package already compiles this branch against the real Combine, and the
@@ -19,8 +18,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "Combine", dependencies: [.product(name: "OpenCombine", package: "OpenCombine")]),
-        // The lock of Apple platforms (`Synchronization.Mutex`), which the root package compiles only there.
-        .target(name: "SobreiroPrimitives", swiftSettings: [.define("SOBREIRO_APPLE_LOCK")]),
+        .target(name: "SobreiroPrimitives"),
         .target(name: "SobreiroTrace", dependencies: ["SobreiroPrimitives"]),
         .target(name: "ScopeKit", dependencies: ["Combine", "SobreiroPrimitives", "SobreiroTrace"]),
         .target(name: "Sobreiro", dependencies: ["SobreiroPrimitives", "SobreiroTrace"]),

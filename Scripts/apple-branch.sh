@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds and tests the `#if canImport(Combine)` branches of ScopeKit and Sobreiro and the lock of Apple platforms,
-# the code that only Apple platforms compile, here on Linux: the nested package AppleBranch/ compiles their own
-# sources against OpenCombine standing in for Combine (AppleBranch/Package.swift says how), then runs ScopeKit's
-# tests and the branches' own tests (Sobreiro's state publisher among them) against that build.
+# Builds and tests the `#if canImport(Combine)` branches of ScopeKit and Sobreiro, the code that only Apple
+# platforms compile, here on Linux: the nested package AppleBranch/ compiles their own sources against OpenCombine
+# standing in for Combine (AppleBranch/Package.swift says how), then runs ScopeKit's tests and the branches' own tests
+# (Sobreiro's state publisher among them) against that build.
 # Builds in AppleBranch/.build, apart from the root package's build. Prints the Swift Testing summary, then the
 # same count as a plain "apple-branch: N passed, N failed" line.
 set -euo pipefail

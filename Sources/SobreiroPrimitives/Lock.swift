@@ -1,15 +1,71 @@
-#if DEBUG
-    // Only the holder record, kept in debug builds, calls `Atomic` from inlinable code.
-    public import Synchronization
-#endif
+public import Synchronization
 
-// The lock itself is in Lock+Futex.swift (Linux) and Lock+Mutex.swift (Apple platforms); what both share is here.
+/// The package's one lock, non-recursive: a `Synchronization.Mutex`, on every platform.
+///
+/// A thread that waits for it lends its priority to the holder: on Apple platforms `Mutex` is `os_unfair_lock`, with
+/// priority donation, so a main thread that waits for a model's lock never waits behind lower-priority work; on
+/// Linux it is a priority-inheriting futex (`FUTEX_LOCK_PI`), which lends priority under the real-time scheduling
+/// policies. The uncontended path is one atomic compare-and-exchange to lock and one to unlock, inlined into the
+/// caller; contending threads sleep in the kernel.
+///
+/// `Mutex` hands a contended lock over inside the kernel or inside the standard library, neither of which
+/// ThreadSanitizer instruments, so it would report races on everything the lock guards. `handOver` makes every
+/// hand-over visible: each holder stores to it before unlocking and loads from it after locking, a release and an
+/// acquire that cost a plain store and a plain load on ARM64 and x86-64.
+@usableFromInline
+package struct Lock: ~Copyable, Sendable {
+    @usableFromInline
+    let mutex = Mutex<Void>(())
+    @usableFromInline
+    let handOver = Atomic<Bool>(false)
+    #if DEBUG
+        /// The thread holding the lock, or 0, for ``assertHeld(_:)``.
+        @usableFromInline
+        let owner = Atomic<UInt>(0)
+    #endif
 
-extension Lock {
-    /// Runs `body`, which the calling thread runs with the lock held, recorded as the holder in debug builds.
+    /// Creates an unlocked lock.
+    @inlinable
+    package init() {}
+
+    /// Runs `body` while holding the lock. The lock is not re-entrant: locking it again from `body` deadlocks.
     @inlinable
     @inline(__always)
-    borrowing func asOwner<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    package borrowing func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        // `Mutex` wants a result it can send to another isolation domain; the lock's callers stay on this thread, so
+        // the result goes out through a local instead.
+        var result: R?
+        try mutex.withLock { _ throws(E) in result = try holding(body) }
+        return result.unsafelyUnwrapped
+    }
+
+    /// Runs `body` while holding the lock; if another thread holds it, `willWait` runs before this thread waits for
+    /// it, and `didWait` once this thread holds it, before `body`.
+    @inlinable
+    @inline(__always)
+    package borrowing func withLock<R, E: Error>(
+        willWait: () -> Void,
+        didWait: () -> Void,
+        _ body: () throws(E) -> R
+    ) throws(E) -> R {
+        var result: R?
+        if try mutex.withLockIfAvailable({ _ throws(E) in result = try holding(body) }) == nil {
+            willWait()
+            try mutex.withLock { _ throws(E) in
+                didWait()
+                result = try holding(body)
+            }
+        }
+        return result.unsafelyUnwrapped
+    }
+
+    /// Runs `body` with the mutex held, between the acquire and the release that ThreadSanitizer sees, with the
+    /// calling thread recorded as the holder in debug builds.
+    @inlinable
+    @inline(__always)
+    borrowing func holding<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        _ = handOver.load(ordering: .acquiring)
+        defer { handOver.store(false, ordering: .releasing) }
         #if DEBUG
             owner.store(ThreadID.current, ordering: .relaxed)
             defer { owner.store(0, ordering: .relaxed) }
@@ -17,15 +73,16 @@ extension Lock {
         return try body()
     }
 
-    /// Traps in debug builds unless the calling thread holds the lock: for functions documented as "called under
-    /// the lock". Release builds check nothing.
+    /// Traps in debug builds unless the calling thread holds the lock: for functions documented as "called under the
+    /// lock". Release builds check nothing.
     @inlinable
     package borrowing func assertHeld(_ function: StaticString = #function) {
         #if DEBUG
-            precondition(
-                owner.load(ordering: .relaxed) == ThreadID.current,
-                "\(function) must be called with the lock held: take the lock first, or call the locking variant"
-            )
+            if owner.load(ordering: .relaxed) != ThreadID.current {
+                fatalError(
+                    "\(function) must be called with the lock held: take the lock first, or call the locking variant"
+                )
+            }
         #endif
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Sobreiro
 import SobreiroPrimitives
+import TestSupport
 import Testing
 
 private struct Failure: Error {}
@@ -53,5 +54,60 @@ struct LockTests {
             try lock.withLock { _ in throw Failure() }
         }
         #expect(lock.withLock { $0 } == 1)
+    }
+}
+
+/// A lock shared by the threads of a test.
+private final class SharedLock: Sendable {
+    let lock = Lock()
+}
+
+@Suite("Lock: waiting")
+struct LockWaitTests {
+    @Test("an uncontended lock runs neither willWait nor didWait")
+    func uncontendedSkipsWaitHooks() {
+        let shared = SharedLock()
+        let log = EventLog()
+        shared.lock.withLock(willWait: { log.record("willWait") }, didWait: { log.record("didWait") }) {
+            log.record("body")
+        }
+        #expect(log.all == ["body"])
+    }
+
+    @Test("a contended lock runs willWait before waiting, then didWait once held, before the body")
+    func contendedRunsWaitHooksInOrder() async {
+        // Given a lock held by another thread
+        let shared = SharedLock()
+        let log = EventLog()
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = onAnotherThread {
+            shared.lock.withLock {
+                held.signal()
+                _ = release.wait(timeout: .now() + patience)
+                log.record("holder unlocks")
+            }
+        }
+        await expectSignalled(held)
+
+        // When a thread locks it
+        let aboutToWait = DispatchSemaphore(value: 0)
+        let waiter = onAnotherThread {
+            shared.lock.withLock(
+                willWait: {
+                    log.record("willWait")
+                    aboutToWait.signal()
+                },
+                didWait: { log.record("didWait") },
+                { log.record("body") }
+            )
+        }
+        await expectSignalled(aboutToWait)
+        release.signal()
+
+        // Then it waited between willWait and didWait
+        await expectSignalled(holder)
+        await expectSignalled(waiter)
+        #expect(log.all == ["willWait", "holder unlocks", "didWait", "body"])
     }
 }
