@@ -24,7 +24,7 @@ public import Synchronization
 /// mutable data in `State` and only immutable, sendable values in its own stored properties.
 ///
 /// See <doc:ThreadingAndReentrancy> for the exact delivery guarantees.
-open class ViewModel<State: ViewState>: @unchecked Sendable {
+open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable {
     /// Guards every `@exclusivity(unchecked)` field below but `committed`; held by transactions.
     @usableFromInline
     final let lock = Lock()
@@ -107,6 +107,7 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     public init(initialState: State) {
         current = initialState
         committed = initialState
+        super.init()
     }
 
     #if DEBUG
@@ -195,6 +196,20 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// - Complexity: O(*n*) in the number of subscriptions.
     public final var subscriberCount: Int {
         withLockUnlessInTransaction { subscribers.liveCount }
+    }
+
+    /// A model's subscriber joins its own list.
+    @inlinable
+    override final func addRecord(of target: AnyObject, key: ObjectIdentifier?, receive: @escaping Receive)
+        -> StateSubscription
+    {
+        subscription(of: target, key: key, replacingLive: false, receive)
+    }
+
+    /// The committed state, never the draft of a transaction running on this thread, which may roll back.
+    @inlinable
+    override package final var currentValue: State {
+        committedVersionedState.state
     }
 }
 
