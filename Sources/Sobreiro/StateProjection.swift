@@ -18,10 +18,11 @@ import Synchronization
 /// kept and reused.
 public final class StateProjection<Value: Equatable & Sendable>: StateSource<Value>, @unchecked Sendable {
     /// Adds a record to the model behind this projection, whose `receive` gets every projected value; `key` is as
-    /// for ``StateSource/addRecord(of:key:receive:)``.
+    /// for `StateSource.addRecord(of:key:receive:)`.
     @usableFromInline
-    let addRecordToModel: @Sendable (_ follower: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive)
-        -> StateSubscription
+    let addRecordToModel:
+        @Sendable (_ follower: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive)
+            -> StateSubscription
 
     @usableFromInline
     let projectCurrentValue: @Sendable () -> Value

@@ -7,7 +7,7 @@ extension StateSource {
     /// projection, only the changes of the projected value. The model holds `view` weakly: once `view` is deallocated
     /// it is never called again and stops counting in ``ViewModel/subscriberCount``, with no unsubscribe call
     /// needed. Subscribing a view that is already subscribed keeps its subscription (see
-    /// <doc:StateSource#Subscribing-twice>) and returns its token once the view has rendered the current value: if
+    /// ``StateSource``, "Subscribing twice") and returns its token once the view has rendered the current value: if
     /// another thread is rendering it, this waits for that render, so a render must not block on the thread that
     /// subscribes its view again.
     ///
@@ -45,7 +45,7 @@ extension StateSource {
     /// delivers it.) A write on any other thread schedules the render on the main actor; writes that land before
     /// that render runs are coalesced, so `view` renders only the latest of them and never ends on a stale state,
     /// even if the model is released meanwhile. The model holds `view` weakly, and subscribing it twice keeps one
-    /// subscription (see <doc:StateSource#Subscribing-twice>).
+    /// subscription (see ``StateSource``, "Subscribing twice").
     ///
     /// ```swift
     /// @MainActor func viewDidLoad() {

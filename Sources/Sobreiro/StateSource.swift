@@ -1,8 +1,7 @@
-
 /// Something whose states views and models follow: a ``ViewModel``, or a ``StateProjection`` of one.
 ///
 /// Every way to follow state is declared here once, for both: views subscribe with `subscribe(view:)`, models
-/// follow with ``ViewModel/subscribe(to:onChange:)-(StateSource<S>,_)``, tasks iterate ``states``, and ``map(_:)``
+/// follow with ``ViewModel/subscribe(to:onChange:)-(_,(S)->Void)``, tasks iterate ``states``, and ``map(_:)``
 /// narrows a source to a part of its value. A subscriber gets the current value before `subscribe` returns, then
 /// each committed change, in commit order (see <doc:ThreadingAndReentrancy>). A projection delivers a new value only
 /// when it differs (`==`) from the last one the subscriber received.

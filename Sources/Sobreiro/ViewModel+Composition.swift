@@ -15,7 +15,7 @@ extension ViewModel {
     /// bind the subscription to a scope.
     ///
     /// Subscribing again to the same source keeps the live subscription and its handler (see
-    /// <doc:StateSource#Subscribing-twice>); a model follows several parts of another through several projections.
+    /// ``StateSource``, "Subscribing twice"); a model follows several parts of another through several projections.
     ///
     /// ```swift
     /// subscribe(to: session) { [weak self] session in
