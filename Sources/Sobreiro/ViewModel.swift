@@ -211,6 +211,19 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     override package final var currentValue: State {
         committedVersionedState.state
     }
+
+    /// A model delivers each committed version once, so its subscriptions filter nothing. Final, so that a subscribe
+    /// inlined where the model's type is known drops the filter altogether.
+    @inlinable
+    override final func repeatFilter() -> LastValue<State>? {
+        nil
+    }
+
+    /// A model follows another under its own identity.
+    @inlinable
+    override final func key(forFollower follower: AnyObject) -> SubscriptionKey? {
+        nil
+    }
 }
 
 extension ViewModel: TransactionLock {
