@@ -55,8 +55,8 @@ open class StateSource<Value: Equatable & Sendable>: @unchecked Sendable {
         fatalError("StateSource is not subclassed outside Sobreiro: subclass ViewModel, or make a projection with map")
     }
 
-    /// A new filter of repeated values for one subscription, or `nil` if this source never repeats a value (a
-    /// model delivers each committed version once).
+    /// A new filter of the values equal to the last one delivered, for one subscription of a projection; `nil` for a
+    /// model, whose subscriptions receive each committed version once, as views of the whole state always have.
     @usableFromInline
     func repeatFilter() -> LastValue<Value>? {
         nil

@@ -1,0 +1,8 @@
+// Proves: StateSource is sealed: a source of states is a ViewModel, or a projection that map makes.
+import Sobreiro
+
+final class Stream: StateSource<Int>, @unchecked Sendable {
+    // expected-error@+2 {{initializer does not override a designated initializer from its superclass}}
+    // expected-error@+1 {{'StateSource<Value>' initializer is inaccessible due to 'internal' protection level}}
+    override init() { super.init() }
+}
