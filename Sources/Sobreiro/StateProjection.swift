@@ -15,7 +15,7 @@ import Synchronization
 /// ```
 ///
 /// A projection is a description: it holds its model strongly, subscribes nothing by itself, and can be
-/// kept and reused.
+/// kept and reused. It is `Sendable`: every stored property is immutable and `Sendable`, or a `Mutex`.
 public final class StateProjection<Value: Equatable & Sendable>: StateSource<Value>, @unchecked Sendable {
     /// Adds a record to the model behind this projection, whose `receive` gets every projected value; `key` is as
     /// for `StateSource.addRecord(of:key:receive:)`.
@@ -31,7 +31,6 @@ public final class StateProjection<Value: Equatable & Sendable>: StateSource<Val
     /// it alive.
     private let followerKeys = Mutex(FollowerKeys())
 
-    /// Unchecked: every stored property is immutable and `Sendable`, or a `Mutex`.
     @usableFromInline
     init(
         currentValue: @escaping @Sendable () -> Value,
@@ -65,7 +64,7 @@ public final class StateProjection<Value: Equatable & Sendable>: StateSource<Val
     @usableFromInline
     override func key(forFollower follower: AnyObject) -> SubscriptionKey? {
         let new = SubscriptionKey()
-        // Only weak references are dropped under the lock; a key that goes unused is released after it.
+        // Only keys, which run no user code, are let go of under the lock; `new`, if unused, is released after it.
         return followerKeys.withLock { $0.key(for: ObjectIdentifier(follower), new: new) }
     }
 }
@@ -110,17 +109,6 @@ package final class LastValue<Value: Equatable>: @unchecked Sendable {
     package func replace(with newValue: Value) -> Bool {
         guard value != newValue else { return false }
         value = newValue
-        return true
-    }
-
-    /// Whether `newValue`, delivered to `target`, differs from the last value: then stores it and tells the trace
-    /// of the call to come. Filtered before `willCall(_:)`, so that the trace reports only the values that reach
-    /// the subscriber.
-    @inlinable
-    @inline(__always)
-    func admits(_ newValue: Value, to target: AnyObject, notice: CallNotice) -> Bool {
-        guard replace(with: newValue) else { return false }
-        notice.willCall(target)
         return true
     }
 }

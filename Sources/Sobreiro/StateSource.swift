@@ -84,6 +84,7 @@ extension StateSource {
         let filter = repeatFilter()
         return addRecord(of: follower, key: key.map(ObjectIdentifier.init)) { target, value, _, notice in
             _ = key  // lives as long as the record, so that no other object takes its address meanwhile
+            // Filtered before `willCall`, so that the trace reports only the values that reach the subscriber.
             if let filter, !filter.replace(with: value) { return }
             notice.willCall(target)
             receive(target, value)
