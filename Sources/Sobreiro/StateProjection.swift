@@ -20,9 +20,7 @@ public final class StateProjection<Value: Equatable & Sendable>: StateSource<Val
     /// Adds a record to the model behind this projection, whose `receive` gets every projected value; `key` is as
     /// for `StateSource.addRecord(of:key:receive:)`.
     @usableFromInline
-    let addRecordToModel:
-        @Sendable (_ follower: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive)
-            -> StateSubscription
+    let addRecordToModel: AddRecord
 
     @usableFromInline
     let projectCurrentValue: @Sendable () -> Value
@@ -34,7 +32,7 @@ public final class StateProjection<Value: Equatable & Sendable>: StateSource<Val
     @usableFromInline
     init(
         currentValue: @escaping @Sendable () -> Value,
-        addRecord: @escaping @Sendable (AnyObject, ObjectIdentifier?, @escaping Receive) -> StateSubscription
+        addRecord: @escaping AddRecord
     ) {
         self.projectCurrentValue = currentValue
         self.addRecordToModel = addRecord
@@ -46,6 +44,11 @@ public final class StateProjection<Value: Equatable & Sendable>: StateSource<Val
         -> StateSubscription
     {
         addRecordToModel(target, key, receive)
+    }
+
+    @inlinable
+    override var recordAdder: AddRecord {
+        addRecordToModel
     }
 
     @inlinable

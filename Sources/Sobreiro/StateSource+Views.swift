@@ -24,6 +24,7 @@ extension StateSource {
     /// - Parameter view: The renderer to keep up to date.
     /// - Returns: A token that ends the subscription from any thread. Dropping it cancels nothing.
     @inlinable
+    @inline(__always)
     @discardableResult
     public final func subscribe<V: StatefulView>(view: V) -> StateSubscription where V.State == Value {
         // The filter and the render in one closure, rather than `subscribe(_:key:receive:)` calling a render closure:
@@ -57,6 +58,7 @@ extension StateSource {
     /// - Returns: A token that ends the subscription from any thread; once it is cancelled on the main actor, no
     ///   render follows, not even one already scheduled.
     @inlinable
+    @inline(__always)
     @MainActor
     @discardableResult
     public final func subscribe<V: MainActorStatefulView>(view: V) -> StateSubscription where V.State == Value {

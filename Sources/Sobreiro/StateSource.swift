@@ -35,6 +35,11 @@ open class StateSource<Value: Equatable & Sendable>: @unchecked Sendable {
     @usableFromInline
     typealias Receive = @Sendable (_ target: AnyObject, _ value: Value, _ version: UInt64, _ notice: CallNotice) -> Void
 
+    /// Adds a record of a target under a key (see `addRecord(of:key:receive:)`).
+    @usableFromInline
+    typealias AddRecord =
+        @Sendable (_ target: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive) -> StateSubscription
+
     /// Internal, so that only ``ViewModel`` and ``StateProjection`` are sources.
     @usableFromInline
     init() {}
@@ -45,6 +50,12 @@ open class StateSource<Value: Equatable & Sendable>: @unchecked Sendable {
     @usableFromInline
     func addRecord(of target: AnyObject, key: ObjectIdentifier?, receive: @escaping Receive) -> StateSubscription {
         fatalError("StateSource is not subclassed outside Sobreiro: subclass ViewModel, or make a projection with map")
+    }
+
+    /// `addRecord(of:key:receive:)` as a function that a projection keeps.
+    @usableFromInline
+    var recordAdder: AddRecord {
+        addRecord(of:key:receive:)
     }
 
     /// The value as the model last committed it, never the draft of a transaction running on this thread: for a
@@ -76,6 +87,7 @@ extension StateSource {
     ///
     /// - Parameter key: The identity of the subscription, kept alive by it; `nil` for the identity of `follower`.
     @inlinable
+    @inline(__always)
     package final func subscribe(
         _ follower: AnyObject,
         key: SubscriptionKey? = nil,
@@ -104,11 +116,15 @@ extension StateSource {
     ///   change of the model's state, so keep it cheap and free of side effects.
     /// - Returns: The projection. It holds this source strongly.
     @inlinable
+    @inline(__always)
     public final func map<Derived>(_ transform: @escaping @Sendable (Value) -> Derived) -> StateProjection<Derived> {
-        StateProjection<Derived> {
+        // Asked for here, where an inlined call knows the source's type, so that the model's subscribe is
+        // specialized for it rather than reached through the class's table at each subscribe.
+        let addRecord = recordAdder
+        return StateProjection<Derived> {
             transform(self.currentValue)
         } addRecord: { follower, key, receive in
-            self.addRecord(of: follower, key: key) { target, value, version, notice in
+            addRecord(follower, key) { target, value, version, notice in
                 receive(target, transform(value), version, notice)
             }
         }

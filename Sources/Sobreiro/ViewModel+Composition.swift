@@ -31,6 +31,7 @@ extension ViewModel {
     ///   - onChange: Called with each new value of `source`, never while a lock is held.
     /// - Returns: A token that ends this subscription from any thread. Dropping it cancels nothing.
     @inlinable
+    @inline(__always)
     @discardableResult
     public final func subscribe<S>(
         to source: StateSource<S>,
@@ -66,6 +67,7 @@ extension ViewModel {
     ///   - onChange: An instance method of this model's type, such as `Parent.childDidChange`.
     /// - Returns: A token that ends this subscription from any thread. Dropping it cancels nothing.
     @inlinable
+    @inline(__always)
     @discardableResult
     public final func subscribe<S>(
         to source: StateSource<S>,
@@ -102,6 +104,7 @@ extension ViewModel {
     /// - Returns: A token that ends this subscription from any thread; once it is cancelled on the main actor, no
     ///   call follows, not even one already scheduled.
     @inlinable
+    @inline(__always)
     @MainActor
     @discardableResult
     public final func subscribe<Source: StateSource<S>, S>(
@@ -140,6 +143,7 @@ extension ViewModel {
     /// - Returns: A token that ends this subscription from any thread; once it is cancelled on the main actor, no
     ///   call follows, not even one already scheduled.
     @inlinable
+    @inline(__always)
     @MainActor
     @discardableResult
     public final func subscribe<S>(

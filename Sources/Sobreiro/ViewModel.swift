@@ -206,6 +206,12 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
         subscription(of: target, key: key, replacingLive: false, receive)
     }
 
+    /// Made where an inlined `map` knows the model's type, so that subscribing to the projection is specialized for it.
+    @inlinable
+    override final var recordAdder: AddRecord {
+        { [self] target, key, receive in subscription(of: target, key: key, replacingLive: false, receive) }
+    }
+
     /// The committed state, never the draft of a transaction running on this thread, which may roll back.
     @inlinable
     override package final var currentValue: State {
