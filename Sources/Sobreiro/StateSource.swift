@@ -47,6 +47,11 @@ open class StateSource<Value: Equatable & Sendable>: @unchecked Sendable {
     /// The one way to add a subscriber: a record in the model's subscriber list under `key` (the identity of
     /// `target` when `nil`), whose `receive` gets the current value, then every value the model delivers to it,
     /// repeated ones included. A live record under the same key is kept, and its token returned.
+    ///
+    /// Reached through the class's table. Where a subscribe is inlined on a final class (an app's `final class`
+    /// model, a projection), the compiler calls the model's override directly, specialized for the app's state;
+    /// on a value typed `ViewModel<State>` itself it does not, and the subscribe runs the model's generic code,
+    /// which costs a few metadata look-ups per subscribe (not per delivery).
     @usableFromInline
     func addRecord(of target: AnyObject, key: ObjectIdentifier?, receive: @escaping Receive) -> StateSubscription {
         fatalError("StateSource is not subclassed outside Sobreiro: subclass ViewModel, or make a projection with map")
