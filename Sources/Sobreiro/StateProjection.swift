@@ -17,11 +17,6 @@ import Synchronization
 /// A projection is a description: it holds its model strongly, subscribes nothing by itself, and can be
 /// kept and reused. It is `Sendable`: every stored property is immutable and `Sendable`, or a `Mutex`.
 public final class StateProjection<Value: Equatable & Sendable>: StateSource<Value>, @unchecked Sendable {
-    /// Adds a record to the model behind this projection, whose `receive` gets every projected value; `key` is as
-    /// for `StateSource.addRecord(of:key:receive:)`.
-    @usableFromInline
-    let addRecordToModel: AddRecord
-
     @usableFromInline
     let projectCurrentValue: @Sendable () -> Value
 
@@ -29,37 +24,20 @@ public final class StateProjection<Value: Equatable & Sendable>: StateSource<Val
     /// it alive.
     private let followerKeys = Mutex(FollowerKeys())
 
+    /// - Parameter addRecord: Adds a record to the model behind this projection, whose `receive` gets every
+    ///   projected value (see `StateSource.addRecordFunction`).
     @usableFromInline
     init(
         currentValue: @escaping @Sendable () -> Value,
         addRecord: @escaping AddRecord
     ) {
         self.projectCurrentValue = currentValue
-        self.addRecordToModel = addRecord
-        super.init()
-    }
-
-    @inlinable
-    override func addRecord(of target: AnyObject, key: ObjectIdentifier?, receive: @escaping Receive)
-        -> StateSubscription
-    {
-        addRecordToModel(target, key, receive)
-    }
-
-    @inlinable
-    override var recordAdder: AddRecord {
-        addRecordToModel
+        super.init(addRecord: addRecord)
     }
 
     @inlinable
     override package var currentValue: Value {
         projectCurrentValue()
-    }
-
-    /// A subscription of a projection filters the values that did not change.
-    @inlinable
-    override func repeatFilter() -> LastValue<Value>? {
-        LastValue()
     }
 
     /// The key of `follower`'s subscription to this projection: the live one's, so that subscribing again finds

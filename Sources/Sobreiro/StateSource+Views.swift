@@ -28,10 +28,16 @@ extension StateSource {
     @discardableResult
     public final func subscribe<V: StatefulView>(view: V) -> StateSubscription where V.State == Value {
         // The filter and the render in one closure, rather than `subscribe(_:key:receive:)` calling a render closure:
-        // one indirect call less on every delivery.
-        let filter = repeatFilter()
+        // one indirect call less on every delivery. A model's closure captures nothing, so that subscribing to a
+        // model allocates no context for it.
+        guard let filter = repeatFilter() else {
+            return addRecord(of: view, key: nil) { target, value, _, notice in
+                notice.willCall(target)
+                unsafeDowncast(target, to: V.self).render(state: value)
+            }
+        }
         return addRecord(of: view, key: nil) { target, value, _, notice in
-            if let filter, !filter.replace(with: value) { return }
+            guard filter.replace(with: value) else { return }
             notice.willCall(target)
             unsafeDowncast(target, to: V.self).render(state: value)
         }

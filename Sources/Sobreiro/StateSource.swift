@@ -35,32 +35,43 @@ open class StateSource<Value: Equatable & Sendable>: @unchecked Sendable {
     @usableFromInline
     typealias Receive = @Sendable (_ target: AnyObject, _ value: Value, _ version: UInt64, _ notice: CallNotice) -> Void
 
-    /// Adds a record of a target under a key (see `addRecord(of:key:receive:)`).
+    /// Adds a record of `target` under `key` to the model behind `source`, the source that holds this function (see
+    /// `addRecord(of:key:receive:)`).
     @usableFromInline
     typealias AddRecord =
-        @Sendable (_ target: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive) -> StateSubscription
+        @Sendable (
+            _ source: StateSource<Value>, _ target: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive
+        ) -> StateSubscription
+
+    /// How this source adds a record: the model's own code, or a projection's call to the source it projects.
+    ///
+    /// A stored function rather than a method that each subclass overrides: a model makes it in its inlinable
+    /// initializer, where the app's state type is known, so that it is the model's code specialized for that type.
+    /// A method would be reached through the class's table wherever the compiler cannot tell the model's exact
+    /// class, as on a value typed `ViewModel<State>` itself, and run the model's generic code: a few metadata
+    /// look-ups that made a subscribe four times as costly.
+    @usableFromInline
+    final let addRecordFunction: AddRecord
 
     /// Internal, so that only ``ViewModel`` and ``StateProjection`` are sources.
     @usableFromInline
-    init() {}
+    init(addRecord: @escaping AddRecord) {
+        addRecordFunction = addRecord
+    }
 
     /// The one way to add a subscriber: a record in the model's subscriber list under `key` (the identity of
     /// `target` when `nil`), whose `receive` gets the current value, then every value the model delivers to it,
     /// repeated ones included. A live record under the same key is kept, and its token returned.
     ///
-    /// Reached through the class's table. Where a subscribe is inlined on a final class (an app's `final class`
-    /// model, a projection), the compiler calls the model's override directly, specialized for the app's state;
-    /// on a value typed `ViewModel<State>` itself it does not, and the subscribe runs the model's generic code,
-    /// which costs a few metadata look-ups per subscribe (not per delivery).
-    @usableFromInline
-    func addRecord(of target: AnyObject, key: ObjectIdentifier?, receive: @escaping Receive) -> StateSubscription {
-        fatalError("StateSource is not subclassed outside Sobreiro: subclass ViewModel, or make a projection with map")
-    }
-
-    /// `addRecord(of:key:receive:)` as a function that a projection keeps.
-    @usableFromInline
-    var recordAdder: AddRecord {
-        addRecord(of:key:receive:)
+    /// One indirect call, to code specialized for the app's state wherever the model was made with its type
+    /// known (see `addRecordFunction`); a model made in generic code runs the model's generic code, which costs
+    /// a few metadata look-ups per subscribe (not per delivery).
+    @inlinable
+    @inline(__always)
+    final func addRecord(of target: AnyObject, key: ObjectIdentifier?, receive: @escaping Receive)
+        -> StateSubscription
+    {
+        addRecordFunction(self, target, key, receive)
     }
 
     /// The value as the model last committed it, never the draft of a transaction running on this thread: for a
@@ -73,9 +84,14 @@ open class StateSource<Value: Equatable & Sendable>: @unchecked Sendable {
 
     /// A new filter of the values equal to the last one delivered, for one subscription of a projection; `nil` for a
     /// model, whose subscriptions receive each committed version once, as views of the whole state always have.
-    @usableFromInline
-    func repeatFilter() -> LastValue<Value>? {
-        nil
+    ///
+    /// A check of the class rather than a method that each subclass overrides: the compiler folds it wherever it
+    /// knows the source's type, a value typed `ViewModel<State>` included, so that a model's subscription carries
+    /// no filter at all; elsewhere it is one cast per subscribe.
+    @inlinable
+    @inline(__always)
+    final func repeatFilter() -> LastValue<Value>? {
+        self is StateProjection<Value> ? LastValue() : nil
     }
 
     /// The identity under which `follower`, a model with a handler, follows this source; `nil` for the identity
@@ -123,13 +139,10 @@ extension StateSource {
     @inlinable
     @inline(__always)
     public final func map<Derived>(_ transform: @escaping @Sendable (Value) -> Derived) -> StateProjection<Derived> {
-        // Asked for here, where an inlined call knows the source's type, so that the model's subscribe is
-        // specialized for it rather than reached through the class's table at each subscribe.
-        let addRecord = recordAdder
-        return StateProjection<Derived> {
+        StateProjection<Derived> {
             transform(self.currentValue)
-        } addRecord: { follower, key, receive in
-            addRecord(follower, key) { target, value, version, notice in
+        } addRecord: { _, follower, key, receive in
+            self.addRecord(of: follower, key: key) { target, value, version, notice in
                 receive(target, transform(value), version, notice)
             }
         }

@@ -104,10 +104,16 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     /// Creates a view model holding `initialState`.
     ///
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
+    @inlinable
     public init(initialState: State) {
         current = initialState
         committed = initialState
-        super.init()
+        // Made here, where an inlined initializer knows the app's state type, so that every subscribe to this
+        // model runs its code specialized for that type (see `StateSource.addRecordFunction`).
+        super.init { source, target, key, receive in
+            unsafeDowncast(source, to: ViewModel<State>.self)
+                .subscription(of: target, key: key, replacingLive: false, receive)
+        }
     }
 
     #if DEBUG
@@ -198,31 +204,10 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
         withLockUnlessInTransaction { subscribers.liveCount }
     }
 
-    /// A model's subscriber joins its own list.
-    @inlinable
-    override final func addRecord(of target: AnyObject, key: ObjectIdentifier?, receive: @escaping Receive)
-        -> StateSubscription
-    {
-        subscription(of: target, key: key, replacingLive: false, receive)
-    }
-
-    /// Made where an inlined `map` knows the model's type, so that subscribing to the projection is specialized for it.
-    @inlinable
-    override final var recordAdder: AddRecord {
-        { [self] target, key, receive in subscription(of: target, key: key, replacingLive: false, receive) }
-    }
-
     /// The committed state, never the draft of a transaction running on this thread, which may roll back.
     @inlinable
     override package final var currentValue: State {
         committedVersionedState.state
-    }
-
-    /// A model delivers each committed version once, so its subscriptions filter nothing. Final, so that a subscribe
-    /// inlined where the model's type is known drops the filter altogether.
-    @inlinable
-    override final func repeatFilter() -> LastValue<State>? {
-        nil
     }
 
     /// A model follows another under its own identity.
