@@ -1,11 +1,13 @@
 import SobreiroPrimitives
+import Synchronization
 
 /// A part of a view model's state, or a value derived from it, that views and models can follow.
 ///
-/// Make one with ``ViewModel/map(_:)`` and narrow it further with ``map(_:)``. A subscriber of a projection
-/// receives the current value when it subscribes, then a new value only when it differs (`==`) from the
-/// last one it received: a change elsewhere in the state does not reach it. Ordering, threading and weak
-/// holding are those of the model (see <doc:ThreadingAndReentrancy>).
+/// Make one with ``StateSource/map(_:)``, on a model or on another projection. A subscriber of a projection
+/// receives the current value when it subscribes, then a new value only when it differs (`==`) from the last one
+/// it received: a change elsewhere in the state does not reach it. Every way to follow it is that of any
+/// ``StateSource``; ordering, threading and weak holding are those of the model (see
+/// <doc:ThreadingAndReentrancy>).
 ///
 /// ```swift
 /// list.map(\.selection).subscribe(view: detailTitle)
@@ -13,96 +15,60 @@ import SobreiroPrimitives
 /// ```
 ///
 /// A projection is a description: it holds its model strongly, subscribes nothing by itself, and can be
-/// kept and reused.
-public final class StateProjection<Value: Equatable & Sendable>: Sendable {
-    /// Receives every projected value, equal ones included, and calls its last argument right before it calls
-    /// the subscriber's code, which it may skip (see `SubscriptionRecord.Receive`).
+/// kept and reused. It is `Sendable`: every stored property is immutable and `Sendable`, or a `Mutex`.
+public final class StateProjection<Value: Equatable & Sendable>: StateSource<Value>, @unchecked Sendable {
     @usableFromInline
-    typealias Receive = @Sendable (_ target: AnyObject, _ value: Value, _ notice: CallNotice) -> Void
+    let projectCurrentValue: @Sendable () -> Value
 
-    /// Subscribes a follower to the model behind this projection. `key` is as for
-    /// `ViewModel.subscription(of:key:replacingLive:receive:)`.
-    @usableFromInline
-    let subscribeToEveryValue:
-        @Sendable (_ follower: AnyObject, _ key: ObjectIdentifier?, _ receive: @escaping Receive) -> StateSubscription
+    /// The identity under which each model follows this projection, held weakly: a record that uses a key keeps
+    /// it alive.
+    private let followerKeys = Mutex(FollowerKeys())
 
-    /// The value projected from the model's state now, as `ViewModel.state` reads it: for a follower that must
-    /// hold a value before its subscription's first delivery, which a subscribe made inside a delivery of the
-    /// same model defers.
-    @usableFromInline
-    package let currentValue: @Sendable () -> Value
-
+    /// - Parameter addRecord: Adds a record to the model behind this projection, whose `receive` gets every
+    ///   projected value (see `StateSource.addRecordFunction`).
     @usableFromInline
     init(
         currentValue: @escaping @Sendable () -> Value,
-        subscribeToEveryValue:
-            @escaping @Sendable (AnyObject, ObjectIdentifier?, @escaping Receive) -> StateSubscription
+        addRecord: @escaping AddRecord
     ) {
-        self.currentValue = currentValue
-        self.subscribeToEveryValue = subscribeToEveryValue
+        self.projectCurrentValue = currentValue
+        super.init(addRecord: addRecord)
     }
 
-    /// A projection of this projection's value.
-    ///
-    /// ```swift
-    /// let selectedTitle = list.map(\.selection).map { $0?.title ?? "" }
-    /// ```
-    ///
-    /// - Parameter transform: Derives the new value. It runs on the delivering thread for every change of
-    ///   the model's state, so keep it cheap and free of side effects.
-    /// - Returns: The projection of the derived value.
     @inlinable
-    public func map<Derived>(_ transform: @escaping @Sendable (Value) -> Derived) -> StateProjection<Derived> {
-        StateProjection<Derived> {
-            transform(self.currentValue())
-        } subscribeToEveryValue: { follower, key, receive in
-            self.subscribeToEveryValue(follower, key) { target, value, notice in
-                receive(target, transform(value), notice)
-            }
-        }
+    override package var currentValue: Value {
+        projectCurrentValue()
     }
 
-    /// Subscribes `follower` so that `receive` gets the current value, then each value that differs from the
-    /// last one it got.
-    ///
-    /// - Parameter distinct: Whether the subscription has an identity of its own, so that it neither
-    ///   replaces nor is replaced by another subscription of `follower`.
-    @inlinable
-    package func subscribe(
-        _ follower: AnyObject,
-        distinct: Bool,
-        receive: @escaping @Sendable (AnyObject, Value) -> Void
-    ) -> StateSubscription {
-        let lastValue = LastValue<Value>()
-        return subscribeToEveryValue(follower, distinct ? ObjectIdentifier(lastValue) : nil) {
-            target, value, notice in
-            guard lastValue.admits(value, to: target, notice: notice) else { return }
-            receive(target, value)
-        }
+    /// The key of `follower`'s subscription to this projection: the live one's, so that subscribing again finds
+    /// it, or a new one.
+    @usableFromInline
+    override func key(forFollower follower: AnyObject) -> SubscriptionKey? {
+        let new = SubscriptionKey()
+        // Only keys, which run no user code, are let go of under the lock; `new`, if unused, is released after it.
+        return followerKeys.withLock { $0.key(for: ObjectIdentifier(follower), new: new) }
     }
 }
 
-extension ViewModel {
-    /// A projection of this model's state, which views and models follow to hear only about changes of the
-    /// projected value.
-    ///
-    /// ```swift
-    /// list.map(\.header).subscribe(view: headerView)       // renders only when the header changes
-    /// subscribe(to: list.map(\.items.count), onChange: BadgeViewModel.countDidChange)
-    /// ```
-    ///
-    /// - Parameter transform: Derives the value from a state, often a key path. It runs on the delivering
-    ///   thread for every change of the state, so keep it cheap and free of side effects.
-    /// - Returns: The projection.
-    @inlinable
-    public final func map<Value>(_ transform: @escaping @Sendable (State) -> Value) -> StateProjection<Value> {
-        StateProjection {
-            transform(self.committedVersionedState.state)
-        } subscribeToEveryValue: { follower, key, receive in
-            self.subscription(of: follower, key: key, replacingLive: false) { target, state, _, notice in
-                receive(target, transform(state), notice)
-            }
+/// The keys of the models that follow one projection, each held weakly.
+private struct FollowerKeys: Sendable {
+    private struct Weak: Sendable {
+        weak var key: SubscriptionKey?
+    }
+
+    private var keys: [ObjectIdentifier: Weak] = [:]
+    /// The size at which the keys that nothing uses anymore are swept out, doubled after each sweep.
+    private var sweepAt = 16
+
+    /// The live key of `follower`, or `new`, which is then remembered for it.
+    mutating func key(for follower: ObjectIdentifier, new: SubscriptionKey) -> SubscriptionKey {
+        if let live = keys[follower]?.key { return live }
+        if keys.count >= sweepAt {
+            keys = keys.filter { $0.value.key != nil }
+            sweepAt = Swift.max(16, keys.count * 2)
         }
+        keys[follower] = Weak(key: new)
+        return new
     }
 }
 
@@ -124,17 +90,6 @@ package final class LastValue<Value: Equatable>: @unchecked Sendable {
     package func replace(with newValue: Value) -> Bool {
         guard value != newValue else { return false }
         value = newValue
-        return true
-    }
-
-    /// Whether `newValue`, delivered to `target`, differs from the last value: then stores it and tells the trace
-    /// of the call to come. Filtered before `willCall(_:)`, so that the trace reports only the values that reach
-    /// the subscriber.
-    @inlinable
-    @inline(__always)
-    func admits(_ newValue: Value, to target: AnyObject, notice: CallNotice) -> Bool {
-        guard replace(with: newValue) else { return false }
-        notice.willCall(target)
         return true
     }
 }

@@ -5,9 +5,9 @@
 /// states it had no time for, never sees an older state after a newer one, and ends on the latest. Any number
 /// of iterators may run at once, each on its own task.
 ///
-/// The sequence holds its model weakly. An iterator finishes once the model is deallocated (after handing
-/// over the last state it holds), when its task is cancelled, or, for the sequence of a scoped activation,
-/// when that activation ends.
+/// Get one from ``StateSource/states``, of a model or of a projection. Its iterators do not keep the model alive:
+/// an iterator finishes once the model is deallocated (after handing over the last state it holds), when its task
+/// is cancelled, or, for the sequence of a scoped activation, when that activation ends.
 ///
 /// Copies of one iterator are that same iterator, not new subscriptions, and may be awaited on several tasks
 /// at once: they share out its states, each state going to the task that has waited longest, and when the
@@ -59,9 +59,9 @@ public struct StateSequence<Element: Equatable & Sendable>: AsyncSequence, Senda
     }
 }
 
-extension ViewModel {
-    /// This model's states as an asynchronous sequence: the current state, then every committed change,
-    /// buffering only the newest for each consumer.
+extension StateSource {
+    /// The values of this source as an asynchronous sequence: the current value, then every committed change
+    /// (of the projected value, for a projection), buffering only the newest for each consumer.
     ///
     /// ```swift
     /// Task { @MainActor in
@@ -69,17 +69,18 @@ extension ViewModel {
     /// }
     /// ```
     ///
-    /// The sequence does not keep the model alive; its iterators finish once the model is deallocated.
-    public final var states: StateSequence<State> {
-        StateSequence { [weak self] buffer in self?.connect(buffer) ?? buffer.finish() }
+    /// The sequence holds this source, as a publisher does; its iterators do not, and finish once the model is
+    /// deallocated.
+    public final var states: StateSequence<Value> {
+        StateSequence { buffer in self.connect(buffer) }
     }
 
-    /// Subscribes `buffer` to every state of this model.
-    package final func connect(_ buffer: StateBuffer<State>) {
+    /// Subscribes `buffer` to every value of this source.
+    package final func connect(_ buffer: StateBuffer<Value>) {
         let release = FinishOnRelease(buffer)
-        let subscription = subscription(of: buffer, replacingLive: false) { target, state in
-            _ = release  // held by the subscription alone: released with it, or with this model's subscribers
-            unsafeDowncast(target, to: StateBuffer<State>.self).receive(state)
+        let subscription = subscribe(buffer) { target, value in
+            _ = release  // held by the subscription alone: released with it, or with the model's subscribers
+            unsafeDowncast(target, to: StateBuffer<Value>.self).receive(value)
         }
         buffer.keep(subscription)
     }

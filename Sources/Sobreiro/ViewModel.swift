@@ -24,7 +24,7 @@ public import Synchronization
 /// mutable data in `State` and only immutable, sendable values in its own stored properties.
 ///
 /// See <doc:ThreadingAndReentrancy> for the exact delivery guarantees.
-open class ViewModel<State: ViewState>: @unchecked Sendable {
+open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable {
     /// Guards every `@exclusivity(unchecked)` field below but `committed`; held by transactions.
     @usableFromInline
     final let lock = Lock()
@@ -104,9 +104,16 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// Creates a view model holding `initialState`.
     ///
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
+    @inlinable
     public init(initialState: State) {
         current = initialState
         committed = initialState
+        // Made here, where an inlined initializer knows the app's state type, so that every subscribe to this
+        // model runs its code specialized for that type (see `StateSource.addRecordFunction`).
+        super.init { source, target, key, receive in
+            unsafeDowncast(source, to: ViewModel<State>.self)
+                .subscription(of: target, key: key, replacingLive: false, receive)
+        }
     }
 
     #if DEBUG
@@ -195,6 +202,18 @@ open class ViewModel<State: ViewState>: @unchecked Sendable {
     /// - Complexity: O(*n*) in the number of subscriptions.
     public final var subscriberCount: Int {
         withLockUnlessInTransaction { subscribers.liveCount }
+    }
+
+    /// The committed state, never the draft of a transaction running on this thread, which may roll back.
+    @inlinable
+    override package final var currentValue: State {
+        committedVersionedState.state
+    }
+
+    /// A model follows another under its own identity.
+    @inlinable
+    override final func key(forFollower follower: AnyObject) -> SubscriptionKey? {
+        nil
     }
 }
 

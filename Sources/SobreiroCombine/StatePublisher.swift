@@ -4,7 +4,7 @@
 
     /// The states of a view model, or the values of a projection, as a Combine publisher that never fails.
     ///
-    /// Get one from ``ViewModel/publisher`` or ``StateProjection/publisher``. Each subscriber gets a subscription of
+    /// Get one from ``StateSource/publisher``, of a model or of a projection. Each subscriber gets a subscription of
     /// its own to the model: first the state current when it subscribes, then each committed change that differs
     /// from the previous state, in commit order, as the model delivers them to any subscriber (see
     /// the threading article of Sobreiro's documentation). It never sends two equal values in a row, and never an older value after a
@@ -78,12 +78,13 @@
         }
     }
 
-    extension ViewModel {
-        /// This model's states as a Combine publisher: the current state, then each committed change.
+    extension StateSource {
+        /// This model's states, or this projection's values, as a Combine publisher: the current value, then each
+        /// committed change (of the projected value, for a projection).
         ///
-        /// The publisher holds this model strongly, and so does each subscription until it is cancelled. Values
-        /// are sent on the thread that delivers them; with limited demand, only the latest unsent state is kept
-        /// (see ``StatePublisher``).
+        /// The publisher holds this source, and through it the model, strongly, and so does each subscription until
+        /// it is cancelled. Values are sent on the thread that delivers them; with limited demand, only the latest
+        /// unsent value is kept (see ``StatePublisher``).
         ///
         /// ```swift
         /// model.publisher
@@ -91,29 +92,13 @@
         ///     .removeDuplicates()
         ///     .sink { title in print(title) }
         ///     .store(in: &cancellables)
-        /// ```
-        public final var publisher: StatePublisher<State> {
-            StatePublisher(source: self) { follower, receive in
-                self.subscription(of: follower, replacingLive: false, receive: receive)
-            }
-        }
-    }
-
-    extension StateProjection {
-        /// This projection's values as a Combine publisher: the current value, then each value that differs from
-        /// the last one.
-        ///
-        /// A change elsewhere in the model's state sends nothing. The publisher holds this projection, and through
-        /// it the model, strongly; delivery, demand and cancellation are those of ``StatePublisher``.
-        ///
-        /// ```swift
         /// list.map(\.items.count).publisher
         ///     .sink { count in badge.text = "\(count)" }
         ///     .store(in: &cancellables)
         /// ```
-        public var publisher: StatePublisher<Value> {
+        public final var publisher: StatePublisher<Value> {
             StatePublisher(source: self) { follower, receive in
-                self.subscribe(follower, distinct: false, receive: receive)
+                self.subscribe(follower, receive: receive)
             }
         }
     }

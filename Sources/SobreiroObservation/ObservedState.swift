@@ -5,7 +5,7 @@ import SobreiroPrimitives
 /// A main-actor object that follows a view model's state, or a projection's value, and that SwiftUI and UIKit
 /// observe through `Observation`, field by field.
 ///
-/// Make one with ``Sobreiro/ViewModel/observed()`` or ``Sobreiro/StateProjection/observed()``. It is a renderer of
+/// Make one with ``Sobreiro/StateSource/observed()``, of a model or of a projection. It is a renderer of
 /// the model on the main actor, like any `MainActorStatefulView`: a write made on the main actor reaches it before
 /// the write returns, even while another thread is delivering the model's states; writes made on other threads
 /// reach it in commit order, a burst of them costs one update, and it always ends on the model's latest state. It holds the

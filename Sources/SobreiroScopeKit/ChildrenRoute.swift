@@ -79,7 +79,7 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
                 unsafeDowncast(route, to: ChildrenRoute.self).show(elements)
             }
             return MainActorStateHop.connect(route, render: show) { receive in
-                projection.subscribe(route, distinct: true, receive: receive)
+                projection.subscribe(route, key: SubscriptionKey(), receive: receive)
             }
         }
     }

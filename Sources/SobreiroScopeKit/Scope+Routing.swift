@@ -73,7 +73,7 @@ final class ChildRoute<Value: Equatable & Sendable>: ActivationObserver {
             unsafeDowncast(route, to: ChildRoute.self).show(value)
         }
         subscription = MainActorStateHop.connect(self, render: show) { receive in
-            projection.subscribe(self, distinct: true, receive: receive)
+            projection.subscribe(self, key: SubscriptionKey(), receive: receive)
         }
     }
 

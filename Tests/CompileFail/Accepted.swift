@@ -70,3 +70,24 @@ final class CountLabel: MainActorStatefulView {
 func showCount(of counter: CounterViewModel, in label: CountLabel) -> StateSubscription {
     counter.map(\.count).subscribe(view: label)
 }
+
+/// A model and a projection are one kind of source: code written once for `StateSource` takes either, and a
+/// @MainActor model follows a projection through its own method as it follows a model.
+@MainActor
+final class BadgeViewModel: ViewModel<TitleState>, @unchecked Sendable {
+    init(counter: CounterViewModel) {
+        super.init(initialState: TitleState())
+        subscribe(to: counter.map(\.count), onChange: BadgeViewModel.countDidChange)
+    }
+
+    func countDidChange(_ count: Int) { update { TitleState(text: "\(count)") } }
+}
+
+func firstValue<Value>(of source: StateSource<Value>) async -> Value? {
+    var iterator = source.states.makeAsyncIterator()
+    return await iterator.next()
+}
+
+func firstValues(of counter: CounterViewModel) async -> (CounterState?, Int?) {
+    (await firstValue(of: counter), await firstValue(of: counter.map(\.count)))
+}

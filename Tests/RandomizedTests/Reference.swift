@@ -48,7 +48,9 @@ struct Reference {
 
     var models: [Tally] = (0..<Slots.models).map { Tally(slot: $0) }
     var modelIDs: [Int]
-    var wholeFollows: [Pair: Int] = [:]
+    /// Each follow of a whole model, with the IDs of the tokens that name it: following the same model again keeps
+    /// the live subscription and returns its token, so several IDs may name one subscription.
+    var wholeFollows: [Pair: Set<Int>] = [:]
     var projectionFollows: [Int: Pair] = [:]
 
     var nodes: [Int: Node] = [:]
@@ -105,7 +107,7 @@ struct Reference {
         if form == .projection {
             projectionFollows[token] = pair
         } else {
-            wholeFollows[pair] = token
+            wholeFollows[pair, default: []].insert(token)
         }
     }
 
@@ -117,7 +119,7 @@ struct Reference {
 
     mutating func cancelFollow(token: Int) {
         projectionFollows[token] = nil
-        if let pair = wholeFollows.first(where: { $0.value == token })?.key { wholeFollows[pair] = nil }
+        if let pair = wholeFollows.first(where: { $0.value.contains(token) })?.key { wholeFollows[pair] = nil }
     }
 
     /// Writes what live subscriptions deliver: every derived field depends on a `value` only, so one pass

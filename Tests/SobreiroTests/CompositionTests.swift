@@ -128,18 +128,38 @@ struct CompositionTests {
         #expect(counter.subscriberCount == 0)
     }
 
-    @Test("subscribing again to the same model replaces the handler; the old token cannot cancel the new one")
-    func resubscribeReplaces() {
+    @Test("subscribing again to the same model keeps the live subscription, its handler and its token")
+    func resubscribeKeeps() {
         let counter = CounterModel()
         let follower = CounterModel()
         let first = RenderLog()
         let second = RenderLog()
-        let oldToken = follower.subscribe(to: counter) { _ in first.record() }
-        follower.subscribe(to: counter) { _ in second.record() }
+        let firstToken = follower.subscribe(to: counter) { _ in first.record() }
+        let secondToken = follower.subscribe(to: counter) { _ in second.record() }
+        follower.subscribe(to: counter, onChange: CounterModel.ignore)
+        counter.increment()
+        #expect(secondToken == firstToken)
+        #expect(first.count == 2, "the first handler got the current state, then the change")
+        #expect(second.count == 0, "the second handler was never installed")
+        #expect(counter.subscriberCount == 1)
+        secondToken.cancel()
+        counter.increment()
+        #expect(first.count == 2)
+        #expect(counter.subscriberCount == 0)
+    }
+
+    @Test("once its subscription ends, subscribing again to the same model installs the new handler")
+    func resubscribeAfterCancel() {
+        let counter = CounterModel()
+        let follower = CounterModel()
+        let second = RenderLog()
+        let oldToken = follower.subscribe(to: counter) { _ in }
+        oldToken.cancel()
+        let newToken = follower.subscribe(to: counter) { _ in second.record() }
         oldToken.cancel()
         counter.increment()
-        #expect(first.count == 1)
-        #expect(second.count == 2)
+        #expect(newToken != oldToken)
+        #expect(second.count == 2, "a stale token does not end the newer subscription")
         #expect(counter.subscriberCount == 1)
     }
 
@@ -156,4 +176,8 @@ struct CompositionTests {
         for token in tokens { token.cancel() }
         #expect(counter.subscriberCount == 0)
     }
+}
+
+extension CounterModel {
+    fileprivate func ignore(_ counter: Counter) {}
 }

@@ -86,14 +86,23 @@ struct ReleaseTests {
         }
     }
 
-    @Test("R4: subscribing again releases the replaced handler after unlocking", arguments: CallBack.allCases)
-    func replace(callBack: CallBack) async {
+    /// Subscribing again keeps the live subscription (see `StateSource`): the handler passed the second time is the
+    /// one let go of.
+    @Test("R4: subscribing again releases the handler it does not keep after unlocking", arguments: CallBack.allCases)
+    func subscribeAgain(callBack: CallBack) async {
         let follower = CounterModel()
-        do {
-            let captured = CallsBackOnDeinit(callBack.action(on: model, views: views))
+        follower.subscribe(to: model) { _ in }
+        let released = Atomic<Bool>(false)
+        let action = callBack.action(on: model, views: views)
+        await expectCompletes { [model] in
+            let captured = CallsBackOnDeinit {
+                action()
+                released.store(true, ordering: .relaxed)
+            }
             follower.subscribe(to: model) { _ in _ = captured }
         }
-        await expectCompletes { [model] in follower.subscribe(to: model) { _ in } }
+        let wasReleased = released.load(ordering: .relaxed)
+        #expect(wasReleased, "the handler not kept was let go of")
     }
 
     @Test("R4: pruning a dead follower or view releases its handler after unlocking", arguments: CallBack.allCases)
