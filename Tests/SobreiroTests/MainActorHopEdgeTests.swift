@@ -287,17 +287,21 @@ final class LockProbe: Sendable {
 @Suite("Main-actor hop, release of handlers")
 @MainActor
 struct MainActorHopReleaseTests {
-    @Test("A replaced main-actor handler is released after the model's lock, not under it")
-    func replacedHandlerReleasedOutsideModelLock() async {
+    /// Subscribing again keeps the live subscription (see `StateSource`): the main-actor handler passed the second
+    /// time is the one let go of.
+    @Test("A main-actor handler that subscribing again does not keep is released after the model's lock, not under it")
+    func handlerNotKeptReleasedOutsideModelLock() async {
         let source = CounterModel()
         let follower = CounterModel()
         let ranUnderLock = RenderLog()
+        follower.subscribe(to: source) { @MainActor _ in }
         do {
             let probe = LockProbe(source, ranUnderLock: ranUnderLock)
-            follower.subscribe(to: source) { @MainActor _ in _ = probe }
+            follower.subscribe(to: source) { @MainActor _ in _ = probe }  // kept out: the live subscription stays
         }
-        follower.subscribe(to: source) { @MainActor _ in }  // replaces the subscription that held the probe
         await drainMainQueue()
+        // The probe's deinit renames the source: it ran, so the handler holding it was let go of.
+        #expect(source.state.label == "probe", "the handler not kept was let go of")
         #expect(ranUnderLock.count == 0)
     }
 
