@@ -180,10 +180,11 @@ struct AdvanceOnBusyMainQueueTests {
             }
         }
         await clock.waitForSleepers()
-        // The main queue runs one 50 ms job after another, each queued behind what came meanwhile, so each of the
-        // loop's hops waits far longer than its sleep took to return.
+        // The main queue runs one 30 ms job after another, each queued behind what came meanwhile, so each of the
+        // loop's first hops waits longer than its sleep took to return. Twenty jobs at most: the other tests of the
+        // process share the main queue.
         let busy = Locked(true)
-        occupyMainQueue(while: busy)
+        occupyMainQueue(while: busy, jobs: 20)
         await clock.advance(by: .seconds(10))
         busy.withLock { $0 = false }
         loop.cancel()
@@ -191,11 +192,11 @@ struct AdvanceOnBusyMainQueueTests {
         #expect(wakes.withLock { $0 } == tenSeconds)
     }
 
-    private func occupyMainQueue(while busy: Locked<Bool>) {
+    private func occupyMainQueue(while busy: Locked<Bool>, jobs: Int) {
         DispatchQueue.main.async {
-            guard busy.withLock({ $0 }) else { return }
-            Thread.sleep(forTimeInterval: 0.05)
-            occupyMainQueue(while: busy)
+            guard jobs > 0, busy.withLock({ $0 }) else { return }
+            Thread.sleep(forTimeInterval: 0.03)
+            occupyMainQueue(while: busy, jobs: jobs - 1)
         }
     }
 }
