@@ -73,7 +73,7 @@ struct AdvanceTests {
                     wakes.withLock { $0.append(clock.now.offset) }
                 }
             }
-            await clock.waitForSleepers()
+            await clock.waitForSleepers(timeout: patience)
             await clock.advance(by: .seconds(10))
             await finish(loop)
             if wakes.withLock({ $0 }) != tenSeconds { short += 1 }
@@ -93,7 +93,7 @@ struct AdvanceTests {
                     wakes.append(clock.now.offset)
                 }
             }
-            await clock.waitForSleepers()
+            await clock.waitForSleepers(timeout: patience)
             await clock.advance(by: .seconds(10))
             await finish(loop)
             if wakes != tenSeconds { short += 1 }
@@ -112,7 +112,7 @@ struct AdvanceTests {
             for _ in 0..<3 { try await clock.sleep(for: .seconds(1)) }
             try await clock.sleep(until: clock.now.advanced(by: .seconds(1)))
         }
-        await clock.waitForSleepers()
+        await clock.waitForSleepers(timeout: patience)
         await clock.advance(by: .seconds(4))
         await finish(loop)
         #expect(onMainQueue.withLock { $0 } == [true, true, true, true])
@@ -158,7 +158,7 @@ struct AdvanceTests {
     /// the advance, and must fail the test rather than hang it.
     private func finish<Failure: Error>(_ task: Task<Void, Failure>) async {
         let guardian = Task {
-            try await Task.sleep(for: .seconds(30))
+            try await Task.sleep(for: patience)
             task.cancel()
         }
         _ = await task.result
@@ -179,7 +179,7 @@ struct AdvanceOnBusyMainQueueTests {
                 await MainActor.run { wakes.withLock { $0.append(now) } }
             }
         }
-        await clock.waitForSleepers()
+        await clock.waitForSleepers(timeout: patience)
         // The main queue runs one 30 ms job after another, each queued behind what came meanwhile, so each of the
         // loop's first hops waits longer than its sleep took to return. Twenty jobs at most: the other tests of the
         // process share the main queue.

@@ -22,7 +22,7 @@ struct ObservedRecorderTests {
         let writer = Task.detached {
             for count in 1...100 { model.write { $0.count = count } }
         }
-        let last = await shown.first { $0.count == 100 }
+        let last = await shown.first(timeout: patience) { $0.count == 100 }
         #expect(last == Shown(count: 100))
         #expect(observed.count == 100, "the recorder saw what the object holds")
         await writer.value

@@ -1,5 +1,6 @@
 import ScopeKit
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 /// The text of a recorded issue's comments.
@@ -7,9 +8,10 @@ func text(of issue: Issue) -> String {
     issue.comments.map(\.rawValue).joined(separator: "\n")
 }
 
-/// How long these tests wait for a state a task writes: far more than it takes, because under ThreadSanitizer,
-/// with every suite running at once, the task may wait seconds for a thread.
-let patience: Duration = .seconds(30)
+/// How long these tests wait for a state a task writes: far more than it takes, because under a sanitizer, with
+/// every suite running at once on a busy machine, the task may wait many seconds for a thread. Scaled as the other
+/// targets' safety net is.
+let patience: Duration = .seconds(60 * sanitizerSlowdown)
 
 /// A model bound to a behavior of its own, hosted in a root of its own: the model is active while this is kept and
 /// until `screen` detaches.
