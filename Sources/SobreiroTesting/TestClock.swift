@@ -372,18 +372,43 @@ public final class TestClock: Clock, Sendable {
         // three round trips, each through the main queue and then the cooperative pool, with no change to the
         // clock. A task queued on either one before a round trip has run by the time that round trip returns, so on a
         // busy machine the moment stretches with the queues rather than expiring while the task still waits its turn.
+        // Each wait also ends as soon as the clock changes (the task may have slept again), and all of them together
+        // within the safety net, after which the task is taken not to sleep again.
         let latency = max(.zero, (returned ?? resumed) - resumed)
         let end = ContinuousClock.now.advanced(by: min(max(latency * 50, .milliseconds(20)), .seconds(2)))
         var quietRoundTrips = 0
         while quietRoundTrips < 3 || ContinuousClock.now < end {
+            guard ContinuousClock.now < deadline else { return }
             let changes = contents.withLock { $0.changes }
-            await withCheckedContinuation { done in DispatchQueue.main.async { done.resume() } }
+            await mainQueueTurn(orChangeAfter: changes, upTo: ContinuousClock.now.duration(to: deadline))
             await Task.detached {}.value
             let (state, changed) = contents.withLock { ($0.awake[task], $0.changes != changes) }
             guard state != nil else { return }  // asleep again
             quietRoundTrips = changed ? 0 : quietRoundTrips + 1
             if quietRoundTrips >= 3, ContinuousClock.now < end {
                 _ = await change(after: contents.withLock { $0.changes }, upTo: ContinuousClock.now.duration(to: end))
+            }
+        }
+    }
+
+    /// Suspends until the main queue has run what was queued on it before this call, the clock changes after
+    /// `changes`, or `limit` passes, whichever comes first.
+    private func mainQueueTurn(orChangeAfter changes: Int, upTo limit: Duration) async {
+        let waiting = Locked<CheckedContinuation<Void, Never>?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waiting.withLock { $0 = continuation }
+            // The first of the three resumes the wait; the others find nothing to resume.
+            let resume: @Sendable () -> Void = {
+                let first = waiting.withLock { waiting -> CheckedContinuation<Void, Never>? in
+                    defer { waiting = nil }
+                    return waiting
+                }
+                first?.resume()
+            }
+            DispatchQueue.main.async(execute: resume)
+            Task.detached { [weak self] in
+                _ = await self?.change(after: changes, upTo: limit)
+                resume()
             }
         }
     }

@@ -5,6 +5,7 @@ import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 struct Ticking: ViewState {
@@ -190,6 +191,36 @@ struct AdvanceOnBusyMainQueueTests {
         loop.cancel()
         _ = await loop.result
         #expect(wakes.withLock { $0 } == tenSeconds)
+    }
+
+    /// A task that sleeps again needs nothing from the main queue, so an advance that wakes it waits for nothing
+    /// there: it returns while the main queue is held, which is let go when it returns, or after 5 s at the latest.
+    @Test("an advance whose woken task sleeps again returns while the main queue is held")
+    func advanceWhileMainQueueHeld() async {
+        let clock = TestClock()
+        let ticks = Locked(0)
+        let loop = Task.detached {
+            while true {
+                try await clock.sleep(for: .seconds(1))
+                ticks.withLock { $0 += 1 }
+            }
+        }
+        await clock.waitForSleepers(timeout: patience)
+        let letGo = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async {
+            held.signal()
+            _ = letGo.wait(timeout: .now() + 5)
+        }
+        await expectSignalled(held)
+        let start = ContinuousClock.now
+        await clock.advance(by: .seconds(3))
+        let took = start.duration(to: .now)
+        letGo.signal()
+        loop.cancel()
+        _ = await loop.result
+        #expect(ticks.withLock { $0 } == 3)
+        #expect(took < .seconds(4), "the advance waited \(took) for the held main queue")
     }
 
     private func occupyMainQueue(while busy: Locked<Bool>, jobs: Int) {
