@@ -253,6 +253,9 @@ public final class TestClock: Clock, Sendable {
     ///    waits for something else) cannot be seen finishing: the advance gives it a moment, which grows with how
     ///    long the woken task took to run again and lasts until the main queue and the cooperative pool have gone
     ///    quiet, so await such a task, or the state it writes, before asserting what it did after its last sleep.
+    ///    A woken task that then waits its turn on another busy actor, neither the main actor nor the pool, is not
+    ///    seen waiting, and may sleep again only after the advance has moved past its next deadline: advance such a
+    ///    loop one step at a time, awaiting what each step does.
     ///
     /// A loop that sleeps one second at a time therefore runs ten times when the clock advances by ten seconds,
     /// and each of its iterations sees `now` at the second it woke.
