@@ -382,14 +382,18 @@ public final class TestClock: Clock, Sendable {
         var quietRoundTrips = 0
         while quietRoundTrips < 3 || ContinuousClock.now < end {
             guard ContinuousClock.now < deadline else { return }
-            let changes = contents.withLock { $0.changes }
+            // Read together: a task that slept again after the last look changed the clock before this count.
+            let (awake, changes) = contents.withLock { ($0.awake[task], $0.changes) }
+            guard awake != nil else { return }  // asleep again
             await mainQueueTurn(orChangeAfter: changes, upTo: ContinuousClock.now.duration(to: deadline))
             await Task.detached {}.value
             let (state, changed) = contents.withLock { ($0.awake[task], $0.changes != changes) }
             guard state != nil else { return }  // asleep again
             quietRoundTrips = changed ? 0 : quietRoundTrips + 1
             if quietRoundTrips >= 3, ContinuousClock.now < end {
-                _ = await change(after: contents.withLock { $0.changes }, upTo: ContinuousClock.now.duration(to: end))
+                let (awake, changes) = contents.withLock { ($0.awake[task], $0.changes) }
+                guard awake != nil else { return }  // asleep again
+                _ = await change(after: changes, upTo: ContinuousClock.now.duration(to: end))
             }
         }
     }
