@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -82,6 +83,7 @@ enum Fuzz {
                 for line in world.reference.events + world.reference.hookResults { print("    \(line)") }
             }
             if let violation = world.check() { return SequenceFailure(step: step, violation: violation) }
+            await yieldMainActor(after: step, period: 1)
         }
         return world.finish().map { SequenceFailure(step: operations.count, violation: $0) }
     }

@@ -1,4 +1,5 @@
 import ScopeKit
+import TestSupport
 import Testing
 
 /// Children leave their host without a search among their siblings, and the order of the rest survives the
@@ -7,9 +8,12 @@ import Testing
 @MainActor
 struct SiblingCostTests {
     /// The slots the child lists read per attach + detach of one empty behavior beside `siblings` others.
-    private func slotReadsPerCycle(siblings: Int) -> Double {
+    private func slotReadsPerCycle(siblings: Int) async -> Double {
         let root = RootScope()
-        for _ in 0..<siblings { root.host(AnonymousBehavior { _ in }) }
+        for sibling in 0..<siblings {
+            root.host(AnonymousBehavior { _ in })
+            await yieldMainActor(after: sibling)
+        }
         let behavior = AnonymousBehavior { _ in }
         let before = ChildList.slotReads
         for _ in 0..<1_000 {
@@ -25,10 +29,10 @@ struct SiblingCostTests {
     @Test(
         "attach + detach reads as many slots beside 100 000 siblings as beside 10, and a handful at most",
         .enabled(if: ChildList.countsSlotReads))
-    func costIgnoresSiblings() {
-        let alone = slotReadsPerCycle(siblings: 0)
-        let few = slotReadsPerCycle(siblings: 10)
-        let crowded = slotReadsPerCycle(siblings: 100_000)
+    func costIgnoresSiblings() async {
+        let alone = await slotReadsPerCycle(siblings: 0)
+        let few = await slotReadsPerCycle(siblings: 10)
+        let crowded = await slotReadsPerCycle(siblings: 100_000)
         #expect(alone > 0, "the child lists counted no reads")
         #expect(few <= 4, "alone: \(alone) slots per cycle, beside 10 siblings: \(few)")
         #expect(crowded == few, "beside 10 siblings: \(few) slots per cycle, beside 100 000: \(crowded)")

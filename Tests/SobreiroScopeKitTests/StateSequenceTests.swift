@@ -2,6 +2,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
+import TestSupport
 import Testing
 
 @Suite("B4: states as an asynchronous sequence")
@@ -67,7 +68,7 @@ struct StateSequenceTests {
     }
 
     @Test("B4: iterators made and dropped during an activation leave nothing behind in it")
-    func droppedIteratorsLeaveTheActivation() {
+    func droppedIteratorsLeaveTheActivation() async {
         // Given an active bound model.
         var activation: Activation<FeedModel>?
         let model = FeedModel { _, current in activation = current }
@@ -78,8 +79,9 @@ struct StateSequenceTests {
         let sequence = activation!.states()
 
         // When 10 000 iterators are made and dropped, and one is kept.
-        for _ in 0..<10_000 {
+        for iterator in 0..<10_000 {
             _ = sequence.makeAsyncIterator()
+            await yieldMainActor(after: iterator)
         }
         let kept = sequence.makeAsyncIterator()
 

@@ -88,3 +88,11 @@ public func eventually(
     }
     return true
 }
+
+/// After every `period` steps of a long loop on the main actor, lets the main-actor tests that run beside it take
+/// their turn: the main queue is one for the whole process, and a loop that holds it for long, as a sanitizer makes a
+/// loop of 100 000 steps do, makes their waits for it time out.
+@MainActor
+public func yieldMainActor(after step: Int, period: Int = 1_000) async {
+    if step % period == period - 1 { await Task.yield() }
+}
