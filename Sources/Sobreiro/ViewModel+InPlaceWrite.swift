@@ -1,117 +1,138 @@
 import SobreiroPrimitives
-public import Synchronization
 
 extension ViewModel {
-    /// Mutates the state in place, atomically, and returns what `body` returns.
+    /// Changes the state in place, atomically, and returns what `body` returns.
     ///
-    /// `body` works on a private copy that is committed when it returns, so read and change the state
-    /// through its argument. A transaction of this model started from `body` (a method of the model that
-    /// writes, say) changes the state behind that copy: its change stands if `body` leaves the copy unchanged,
-    /// and `body` does not see it through its argument. If `body` changes the copy too, one of the two changes
-    /// would be lost, which is a programmer error: it stops the program and names the fix. To compose
-    /// transactions that change the state through methods, use ``write(_:)->()`` and assign ``state``.
+    /// `body` gets a ``Draft`` of the state: each of its members reads and changes the one state that the
+    /// transaction builds, so a transaction started from `body` (a method of the model that writes, say) joins this
+    /// one, and what each of them changes stands.
     ///
     /// ```swift
     /// counter.write { $0.count += 1 }
-    /// let total = cart.write { state -> Int in
-    ///     state.items.append(item)
-    ///     return state.items.count
+    /// let total = cart.write { draft -> Int in
+    ///     draft.items.append(item)
+    ///     return draft.items.count
     /// }
     /// ```
     ///
-    /// - Parameter body: Mutates the state passed to it.
+    /// - Parameter body: Changes the state through the draft passed to it.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; the state is then left as it was.
     @inlinable
     @inline(__always)
     @discardableResult
-    public final func write<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
-        // Always inlined: an optimized build specializes this function for the closure of each call site anyway,
-        // and inlined into its caller it spares a call and a second frame on every write. The rare paths stay out of
-        // line.
-        let thread = currentThread
-        if transactionOwner.load(ordering: .relaxed) == thread {
-            return try writeNested(body)
-        }
-        // Outermost, the state the body starts from is the committed one, which the lock keeps still, and no
-        // assignment was counted yet.
-        return try performOutermost(on: thread) { () throws(E) -> R in
-            var draft = current
-            let result: R
-            do throws(E) {
-                result = try body(&draft)
-            } catch {
-                releaseWhenTransactionEnds(draft)
-                throw error
-            }
-            guard assignments == 0 else {
-                checkNestedChangeStands(draft: draft, found: committed)
-                return result
-            }
-            current = draft
-            assignments = 1
-            return result
+    public final func write<R, E: Error>(_ body: (borrowing Draft<State>) throws(E) -> R) throws(E) -> R {
+        try perform { () throws(E) -> R in
+            // Bound first: the optimizer of Swift 6.3 crashes inlining the draft built inside the call.
+            let draft = Draft(self)
+            return try body(draft)
         }
     }
+}
 
-    /// ``write(_:)->_`` inside a transaction that this thread runs already: the body starts from its draft. Out of line, so that the
-    /// outermost write inlines its own body.
-    @inlinable
-    @inline(never)
-    final func writeNested<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
-        try performNested { () throws(E) -> R in
-            let assignmentsBefore = assignments
-            let start = current
-            var draft = current
-            let result: R
-            do throws(E) {
-                result = try body(&draft)
-            } catch {
-                releaseWhenTransactionEnds(draft)
-                throw error
-            }
-            guard assignments == assignmentsBefore else {
-                checkNestedChangeStands(draft: draft, found: start)
-                return result
-            }
-            current = draft
-            assignments &+= 1
-            return result
-        }
-    }
-
-    /// Traps unless `draft`, which a body changed through its argument while a transaction nested in it changed
-    /// `current`, is still `found`, the state the body started from: otherwise one of the two changes would be lost.
-    /// Both are kept until the transaction unlocks: `found` may be a draft that the nested change replaced, and
-    /// `draft` an equal copy with buffers of its own, either one the last reference to a value with a `deinit`.
-    @inlinable
-    @inline(never)
-    final func checkNestedChangeStands(draft: consuming State, found: consuming State) {
-        var draft = draft
-        var found = found
-        if !Self.isUnchanged(&draft, from: &found) {
-            fatalError(
-                """
-                A transaction nested in write { $0 … } changed the state while the closure also changed its \
-                copy $0, so one change would be lost. Make the nested change through $0, or write the outer \
-                transaction as write { state = … } so that nested ones join it.
-                """
-            )
-        }
-        releaseWhenTransactionEnds(draft)
-        releaseWhenTransactionEnds(found)
-    }
-
-    /// Whether `draft`, a copy of `found`, still holds the value it was copied from.
-    ///
-    /// The same bits say so before `==` is asked: a state whose `==` is not reflexive (a NaN field) is not equal to
-    /// an untouched copy of itself. A changed copy never has the same bits, as a change to a shared buffer copies
-    /// it first; an unchanged one may differ in padding, and is then compared with `==`.
+/// The state that an in-place ``ViewModel/write(_:)->_`` changes, member by member.
+///
+/// Each member of the state is a member of the draft: `draft.count += 1` changes the state's `count`, and
+/// `draft.items.append(item)` its `items`. ``whole`` is the whole state, for a mutating method of the state or to
+/// replace it. A draft lives only as long as the closure it is passed to, which cannot copy it or let it escape.
+///
+/// Every access reaches the one state that the transaction builds, at the moment it is made. So a transaction
+/// started between two of them (through a method of the model that writes) joins this one, and the next access sees
+/// its change. Only code that runs *during* an access, while a member is being changed, must leave the state alone:
+/// a closure passed to the member's mutating method (`draft.items.removeAll { … }`), a lazy collection passed to
+/// `draft.items.append(contentsOf:)`, or an effect's `reduce`. Reading or writing the state there (through the draft,
+/// ``ViewModel/state`` or a method that writes) would overlap the change, which Swift's rule of exclusive access
+/// forbids, and stops the program with a message that names the fix. Read what such code needs first:
+///
+/// ```swift
+/// model.write { draft in
+///     let selected = draft.selectedID
+///     draft.items.removeAll { $0.id == selected }
+/// }
+/// ```
+@dynamicMemberLookup
+public struct Draft<State: ViewState>: ~Copyable {
     @usableFromInline
-    static func isUnchanged(_ draft: inout State, from found: inout State) -> Bool {
-        let isSameBits = withUnsafeBytes(of: &draft) { draft in
-            withUnsafeBytes(of: &found) { found in draft.elementsEqual(found) }
+    let model: ViewModel<State>
+
+    @inlinable
+    init(_ model: ViewModel<State>) {
+        self.model = model
+    }
+
+    /// A member of the state, read or changed in place.
+    @inlinable
+    public subscript<Member>(dynamicMember path: WritableKeyPath<State, Member>) -> Member {
+        get {
+            model.checkNoDraftAccess()
+            return model.current[keyPath: path]
         }
-        return isSameBits || draft == found
+        nonmutating _modify {
+            model.beginDraftAccess()
+            defer { model.endDraftAccess() }
+            yield &model.current[keyPath: path]
+        }
+    }
+
+    /// A member of the state that is read only, such as a computed property.
+    @inlinable
+    public subscript<Member>(dynamicMember path: KeyPath<State, Member>) -> Member {
+        model.checkNoDraftAccess()
+        return model.current[keyPath: path]
+    }
+
+    /// The whole state, read, changed by one of its mutating methods, or replaced.
+    ///
+    /// ```swift
+    /// model.write { $0.whole.apply(action) }
+    /// ```
+    @inlinable
+    public var whole: State {
+        get {
+            model.checkNoDraftAccess()
+            return model.current
+        }
+        nonmutating _modify {
+            model.beginDraftAccess()
+            defer { model.endDraftAccess() }
+            yield &model.current
+        }
+    }
+}
+
+extension ViewModel {
+    /// Marks the start of a draft's access to `current`, which nothing may overlap.
+    @inlinable
+    @inline(__always)
+    final func beginDraftAccess() {
+        checkNoDraftAccess()
+        draftAccesses &+= 1
+    }
+
+    @inlinable
+    @inline(__always)
+    final func endDraftAccess() {
+        draftAccesses &-= 1
+    }
+
+    /// Traps if a draft is changing a member of the state: reading or writing the state now would overlap that change.
+    /// Every read and write of `current` by the transaction's thread checks it.
+    @inlinable
+    @inline(__always)
+    final func checkNoDraftAccess() {
+        if _slowPath(draftAccesses != 0) { overlappedDraftAccess() }
+    }
+
+    @usableFromInline
+    @inline(never)
+    final func overlappedDraftAccess() -> Never {
+        fatalError(
+            """
+            The state of \(type(of: self)) was read or written while write { $0 … } was changing one of its members, \
+            from code that runs during that change: a closure passed to the member's mutating method, a lazy \
+            collection, or an effect's reduce. Read what that code needs before the change, and write after it; in an \
+            effect's reduce, change the state through its argument only.
+            """
+        )
     }
 }

@@ -70,13 +70,14 @@ extension ViewModel {
     /// if it throws.
     @inlinable
     final func performNested<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        // Joined while a draft changes a member, `body` cannot touch the state (that traps), so it has none to roll
+        // back; and reading it now would copy a member mid-change.
+        if _slowPath(draftAccesses != 0) { return try body() }
         var saved = current
-        let savedAssignments = assignments
         do throws(E) {
             return try body()
         } catch {
             swap(&current, &saved)
-            assignments = savedAssignments
             // The lock is still held: the draft goes when the outer transaction unlocks.
             releaseWhenTransactionEnds(saved)
             throw error
@@ -95,7 +96,6 @@ extension ViewModel {
     final func commitAndClaimDelivery(changed: Bool, on thread: UInt, replaced: inout State?) -> Round? {
         lock.assertHeld()
         transactionOwner.store(0, ordering: .relaxed)
-        assignments = 0
         guard changed else { return nil }
         version &+= 1
         replaced = current

@@ -59,10 +59,11 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @exclusivity(unchecked)
     final var version: UInt64 = 1
 
-    /// Counts assignments to `state` inside the running transaction. Guarded by `lock`.
+    /// How many accesses of a ``Draft`` to `current` are under way: a transaction must not join while one is.
+    /// Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    final var assignments: UInt64 = 0
+    final var draftAccesses = 0
 
     /// Guarded by `lock`.
     @usableFromInline
@@ -138,6 +139,7 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
         @inlinable
         get {
             if transactionOwner.load(ordering: .relaxed) == currentThread {
+                checkNoDraftAccess()
                 return current
             }
             return snapshotLock.withLock { committed }
@@ -150,8 +152,8 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
                         + "update { … }"
                 )
             }
+            checkNoDraftAccess()
             current = newValue
-            assignments &+= 1
         }
     }
 
@@ -192,8 +194,8 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     public final func update<E: Error>(_ builder: () throws(E) -> State) throws(E) {
         try perform { () throws(E) in
             let newState = try builder()
+            checkNoDraftAccess()
             current = newState
-            assignments &+= 1
         }
     }
 

@@ -67,7 +67,7 @@ enum EffectFreshness<State: ViewState, Trigger: Sendable>: Sendable {
                         throw isRecheckedAfterChanges ? .stateChanged : .movedOn
                     }
                     guard admit() else { throw .refused }
-                    apply(&state)
+                    apply(&state.whole)
                 }
                 return .written
             } catch {

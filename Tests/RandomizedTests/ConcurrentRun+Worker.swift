@@ -55,7 +55,7 @@ extension ConcurrentRun {
                     model.state.setValue(-1)
                     throw Rollback()
                 }
-            case 5: model.write { $0.setValue(value) }
+            case 5: model.write { $0.whole.setValue(value) }
             case 6: subscribe(slot)
             case 7: unsubscribe(slot)
             case 8:

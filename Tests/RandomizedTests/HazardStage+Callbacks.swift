@@ -80,7 +80,7 @@ final class CallbackStage: HazardStage {
             // The token is dropped: the handler, and the callback it captures, belong to the model alone.
             _ = followers[f].subscribe(to: publishers[p]) { [weak follower = followers[f]] state in
                 _ = hook
-                follower?.write { $0.set(\.mirrors, state.slot, to: state.value) }
+                follower?.write { $0.whole.set(\.mirrors, state.slot, to: state.value) }
             }
             follows[f].insert(p)
         case .unfollow(let f, let p):
@@ -90,7 +90,7 @@ final class CallbackStage: HazardStage {
             followers[f] = PlainTally(slot: 2 + f)
             follows[f] = []
         case .write(let p, let value):
-            publishers[p].write { $0.setValue(value) }
+            publishers[p].write { $0.whole.setValue(value) }
         case .subscribeSpare(let p, let does):
             let view = CallbackView(callback: callback(does, on: p))
             spares[p] = (view, publishers[p].subscribe(view: view))

@@ -46,7 +46,7 @@ final class DeliveryStage: HazardStage {
             slow.gate.open()
         case .writeElsewhere(let value):
             let model = model
-            writeElsewhere(stoppingAt: slow.gate, findings: findings) { model.write { $0.setValue(value) } }
+            writeElsewhere(stoppingAt: slow.gate, findings: findings) { model.write { $0.whole.setValue(value) } }
         case .subscribeView(let slot):
             if let view = views[slot] { model.unsubscribe(view: view) }
             let view = MarkView()

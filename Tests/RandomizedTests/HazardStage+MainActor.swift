@@ -29,7 +29,7 @@ final class WritingMainView: MainActorStatefulView {
         defer { isRendering = false }
         last = state
         // Write back, as a view marks a message read: an odd value becomes the next even one.
-        if state.value % 2 == 1 { model?.write { $0.setValue(state.value + 1) } }
+        if state.value % 2 == 1 { model?.write { $0.whole.setValue(state.value + 1) } }
     }
 }
 
@@ -107,7 +107,11 @@ final class MainActorStage: HazardStage, @unchecked Sendable {
             views[slot] = nil
         case .writeMain(let model, let value, let fromMain):
             let model = models[model]
-            if fromMain { main.run { model.write { $0.setValue(value) } } } else { model.write { $0.setValue(value) } }
+            if fromMain {
+                main.run { model.write { $0.whole.setValue(value) } }
+            } else {
+                model.write { $0.whole.setValue(value) }
+            }
         case .drainMainQueue:
             main.drain()
             checkViews()

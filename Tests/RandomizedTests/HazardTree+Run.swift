@@ -53,7 +53,7 @@ final class TreeStage {
             withExtendedLifetime(released) {}
             root = RootScope()
         case .write(let value):
-            model.write { $0.setValue(value) }
+            model.write { $0.whole.setValue(value) }
         case .arm(let slot, let hook, let target, let host, let hostThenEvict):
             guard let node = nodes[slot] else { return }
             node.armed[hook] = { [weak self] in self?.pair(target: target, host: host, hostThenEvict: hostThenEvict) }

@@ -61,7 +61,7 @@ final class HazardScope: Scope {
     override func willAttach() { fire(.willAttach) }
     override func willActivate(cancellables: inout Set<AnyCancellable>) { fire(.willActivate) }
     override func willDeactivate() {
-        model?.write { $0.setValue($0.value + 1) }
+        model?.write { $0.whole.setValue($0.value + 1) }
         fire(.willDeactivate)
     }
     override func didDeactivate() { fire(.didDeactivate) }
@@ -82,7 +82,7 @@ final class TreeModel: ViewModel<Tally>, ScopedViewModel, @unchecked Sendable {
 
     func didBecomeActive(_ activation: Activation<TreeModel>) {
         guard let upstream else { return }
-        subscribe(to: upstream) { [weak self] state in self?.write { $0.setValue(state.value) } }
+        subscribe(to: upstream) { [weak self] state in self?.write { $0.whole.setValue(state.value) } }
             .store(in: activation)
     }
 

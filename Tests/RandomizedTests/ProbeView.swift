@@ -53,7 +53,7 @@ final class ProbeView<State: Rendered>: StatefulView, @unchecked Sendable {
         }
         let id = id
         if let echoTarget {
-            echoTarget.write { $0.set(\.echoes, id, to: state.value) }
+            echoTarget.write { $0.whole.set(\.echoes, id, to: state.value) }
         }
         reaction(state)
         record.withLock { $0.isRendering = false }

@@ -103,6 +103,6 @@ final class PlainTally: ViewModel<Tally>, @unchecked Sendable {
 
     /// The handler of projection following.
     func remainderDidChange(_ remainder: SlotValue) {
-        write { $0.set(\.projections, remainder.slot, to: remainder.value) }
+        write { $0.whole.set(\.projections, remainder.slot, to: remainder.value) }
     }
 }

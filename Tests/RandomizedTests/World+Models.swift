@@ -19,7 +19,7 @@ extension World {
             }
             reference.models[slot].setValue(value)
         case .mutate(let slot, let delta):
-            models[slot].write { $0.setValue(max(0, $0.value + delta)) }
+            models[slot].write { $0.whole.setValue(max(0, $0.value + delta)) }
             reference.models[slot].setValue(max(0, reference.models[slot].value + delta))
         case .throwingWrite(let slot, let value):
             rollBack(models[slot], value: value)
@@ -79,7 +79,7 @@ extension World {
                     throw Rollback()
                 }
             } catch {}
-            model.write { $0.setValue($0.value + 1) }
+            model.write { $0.whole.setValue($0.value + 1) }
         }
     }
 
@@ -118,7 +118,7 @@ extension World {
         switch form {
         case .closure:
             follower.subscribe(to: publisher) { [weak follower] state in
-                follower?.write { $0.set(\.mirrors, state.slot, to: state.value) }
+                follower?.write { $0.whole.set(\.mirrors, state.slot, to: state.value) }
             }
         case .method:
             follower.subscribe(to: publisher, onChange: PlainTally.publisherDidChange)

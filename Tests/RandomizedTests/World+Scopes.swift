@@ -71,7 +71,7 @@ extension World {
             reference.replaceRoot(with: id)
         case .request(let slot, let value):
             guard let id = nodeSlots[slot], let model = records[id]?.model else { return }
-            model.write { $0.set(\.request, to: value) }
+            model.write { $0.whole.set(\.request, to: value) }
             reference.nodes[id]?.model?.tally.set(\.request, to: value)
             effects.raise()
         default:

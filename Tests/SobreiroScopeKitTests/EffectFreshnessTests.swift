@@ -48,7 +48,7 @@ final class SlowView: StatefulView, @unchecked Sendable {
     func write(_ change: @escaping @Sendable (inout Feed) -> Void, to model: FeedModel) async -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            model.write(change)
+            model.write { change(&$0.whole) }
             done.signal()
         }
         writer.withLock { $0 = thread }

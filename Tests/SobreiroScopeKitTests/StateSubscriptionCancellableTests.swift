@@ -16,7 +16,7 @@ struct StateSubscriptionCancellableTests {
         let mirror = ViewModel(initialState: Count())
         let root = RootScope()
         let behavior = AnonymousBehavior { cancellables in
-            mirror.subscribe(to: source) { state in mirror.write { $0 = state } }.store(in: &cancellables)
+            mirror.subscribe(to: source) { state in mirror.update { state } }.store(in: &cancellables)
         }
         root.host(behavior)
         source.write { $0.value = 1 }

@@ -34,6 +34,25 @@ struct StreamEffectTests {
         host.deactivate()
     }
 
+    @Test("a reduce that writes to its model, not through its argument, stops the program and says how to fold")
+    func reduceWritingItsModelTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            @MainActor in
+            let scores = Broadcast<Int>()
+            let model = FeedModel { model, activation in
+                activation.effect(consuming: scores.stream()) { [weak model] _, _ in
+                    model?.write { model?.state.count += 1 }
+                }
+            }
+            let host = Host(model)
+            scores.send(1)
+            await settleEffects(of: model, timeout: patientWait)
+            withExtendedLifetime(host) {}
+        }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("in an effect's reduce, change the state through its argument only"))
+    }
+
     @Test("a failure of the sequence reaches reduce as a value and ends the consumption")
     func failureIsAValue() async {
         let scores = Broadcast<Int>()

@@ -43,13 +43,13 @@ extension TraceTests {
         let reported = await kinds(about: model) {
             model.write { $0.count = 1 }
             model.write { $0.count = 1 }
-            try? model.write { (state: inout Feed) throws(Refusal) in
+            try? model.write { (state: borrowing Draft<Feed>) throws(Refusal) in
                 state.count = 5
                 throw Refusal()
             }
             model.write { state in
                 state.count = 2
-                try? model.write { (_: inout Feed) throws(Refusal) in throw Refusal() }
+                try? model.write { (_: borrowing Draft<Feed>) throws(Refusal) in throw Refusal() }
             }
         }
         #expect(reported == [.committed, .deduplicated, .rolledBack, .committed])
@@ -69,7 +69,7 @@ extension TraceTests {
             }
             model.write { $0.count = 2 }
             model.write { $0.count = 2 }
-            try? model.write { (_: inout Feed) throws(Refusal) in throw Refusal() }
+            try? model.write { (_: borrowing Draft<Feed>) throws(Refusal) in throw Refusal() }
             view.released.signal()
             await expectSignalled(writer)
         }

@@ -40,7 +40,7 @@ struct TraceTests {
 
         model.write { $0.count = 1 }
         model.write { $0.count = 1 }
-        try? model.write { (_: inout Feed) throws(Oops) in throw Oops() }
+        try? model.write { (_: borrowing Draft<Feed>) throws(Oops) in throw Oops() }
 
         #expect(trace.kinds == [.committed, .delivered(to: "FeedView"), .deduplicated, .rolledBack])
         #expect(trace.events.first?.subjectType == "ViewModel<Feed>")

@@ -104,3 +104,14 @@ func currentThreadID() -> UInt {
         UInt(pthread_self())
     #endif
 }
+
+struct Listing: ViewState {
+    var items: [Int] = []
+    var limit = 0
+}
+
+final class ListModel: ViewModel<Listing>, @unchecked Sendable {
+    init() {
+        super.init(initialState: Listing())
+    }
+}

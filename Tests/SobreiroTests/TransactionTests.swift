@@ -65,7 +65,7 @@ struct TransactionTests {
                 }
             case 1: try model.update { throw Failure() }
             default:
-                try model.write { (state: inout Counter) in
+                try model.write { (state: borrowing Draft<Counter>) in
                     state.count = 99; throw Failure()
                 }
             }
@@ -148,17 +148,66 @@ struct TransactionTests {
         #expect(recorder.history == [Counter(), Counter(count: 12, label: "joined")])
     }
 
-    @Test("T5: a nested transaction that changes the copy an in-place write mutates traps, naming the fix")
-    func nestedWriteInsideInPlaceWriteTraps() async throws {
+    @Test("T5: a write made while the draft changes a member, from code running in that change, traps")
+    func writingDuringADraftAccessTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let model = CounterModel()
-            model.write { state in
-                state.count += 1
-                model.increment()
+            model.write { draft in
+                draft.label.append(
+                    contentsOf: ["a", "b"].lazy.map { letter -> Character in
+                        model.increment()
+                        return Character(letter)
+                    })
             }
         }
         let message = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(message.contains("Make the nested change through $0"))
+        #expect(message.contains("Read what that code needs before the change, and write after it"))
+    }
+
+    @Test("T4: a read of state while the draft changes a member, from code running in that change, traps")
+    func readingDuringADraftAccessTraps() async throws {
+        // The copy read would share the member's buffer while the change goes on in it, and change after it was read.
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = ListModel()
+            model.write { draft in
+                draft.items.append(
+                    contentsOf: (10..<13).lazy.map { item -> Int in
+                        _ = model.state
+                        return item
+                    })
+            }
+        }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("was read or written while write { $0 … } was changing one of its members"))
+    }
+
+    @Test("T4: a read of the draft while it changes another member, from code running in that change, traps")
+    func readingTheDraftDuringItsOwnAccessTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = ListModel()
+            model.update { Listing(items: [1, 2, 3], limit: 2) }
+            model.write { draft in
+                draft.items.removeAll { $0 == draft.limit }
+            }
+        }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("Read what that code needs before the change"))
+    }
+
+    @Test("T5: a transaction that leaves the state alone may run while the draft changes a member")
+    func aTransactionThatTouchesNoStateMayOverlapADraftAccess() {
+        let model = ListModel()
+        model.update { Listing(items: [3, 1, 2], limit: 2) }
+        let recorder = StateRecorder(subscribedTo: model)
+
+        model.write { draft in
+            draft.items.removeAll { item in
+                model.write {}  // a method that ends up changing nothing, say
+                return item == 1
+            }
+        }
+
+        #expect(recorder.history == [Listing(items: [3, 1, 2], limit: 2), Listing(items: [3, 2], limit: 2)])
     }
 
     @Test("T5: the in-place write returns its body's result")

@@ -27,7 +27,7 @@ final class FrontRunnerViewModel: ViewModel<FrontRunnerState>, @unchecked Sendab
             if state.name == user.name {
                 state.gainedLive += user.points - state.points
             } else {
-                state = FrontRunnerState(name: user.name, points: user.points)
+                state.whole = FrontRunnerState(name: user.name, points: user.points)
             }
             state.points = user.points
         }
