@@ -59,8 +59,8 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @exclusivity(unchecked)
     final var version: UInt64 = 1
 
-    /// How many accesses of a ``Draft`` to `current` are under way: a transaction must not join while one is.
-    /// Guarded by `lock`.
+    /// How many accesses of a ``Draft`` to `current` are under way: while one is, nothing else may read or write
+    /// `current`. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
     final var draftAccesses = 0
