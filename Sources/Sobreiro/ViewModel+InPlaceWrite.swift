@@ -64,20 +64,20 @@ public struct Draft<State: ViewState>: ~Copyable {
     @inlinable
     public subscript<Member>(dynamicMember path: WritableKeyPath<State, Member>) -> Member {
         get {
-            model.checkNoDraftAccess()
+            model.checkMemberFree(path)
             return model.current[keyPath: path]
         }
         nonmutating _modify {
-            model.beginDraftAccess()
-            defer { model.endDraftAccess() }
-            yield &model.current[keyPath: path]
+            let outer = model.beginChange(of: path)
+            defer { model.endChange(restoring: outer) }
+            yield &model.currentStorage.pointee[keyPath: path]
         }
     }
 
     /// A member of the state that is read only, such as a computed property.
     @inlinable
     public subscript<Member>(dynamicMember path: KeyPath<State, Member>) -> Member {
-        model.checkNoDraftAccess()
+        model.checkMemberFree(path)
         return model.current[keyPath: path]
     }
 
@@ -93,34 +93,56 @@ public struct Draft<State: ViewState>: ~Copyable {
             return model.current
         }
         nonmutating _modify {
-            model.beginDraftAccess()
-            defer { model.endDraftAccess() }
-            yield &model.current
+            let outer = model.beginChange(of: nil)
+            defer { model.endChange(restoring: outer) }
+            yield &model.currentStorage.pointee
         }
     }
 }
 
 extension ViewModel {
-    /// Marks the start of a draft's access to `current`, which nothing may overlap.
-    @inlinable
-    @inline(__always)
-    final func beginDraftAccess() {
-        checkNoDraftAccess()
+    /// Starts a draft's change of the member at `path`, or of the whole state if `nil`, after checking that it overlaps
+    /// no change under way; returns the member that the change under way, if any, was changing.
+    ///
+    /// A method of the model, so that ThreadSanitizer sees the counters it writes as the model's own, guarded by its
+    /// lock.
+    @usableFromInline
+    final func beginChange(of path: AnyKeyPath?) -> Unmanaged<AnyKeyPath>? {
+        if let path { checkMemberFree(path) } else { checkNoDraftAccess() }
+        let outer = changingMember
+        changingMember = path.map(Unmanaged.passUnretained)
         draftAccesses &+= 1
+        return outer
     }
 
-    @inlinable
-    @inline(__always)
-    final func endDraftAccess() {
+    /// Ends the change that ``beginChange(of:)`` started.
+    @usableFromInline
+    final func endChange(restoring outer: Unmanaged<AnyKeyPath>?) {
         draftAccesses &-= 1
+        changingMember = outer
     }
 
-    /// Traps if a draft is changing a member of the state: reading or writing the state now would overlap that change.
-    /// Every read and write of `current` by the transaction's thread checks it.
+    /// Traps if a draft is changing a member of the state: reading or writing the whole state now would overlap that
+    /// change. Every read and write of the whole of `current` by the transaction's thread checks it.
     @inlinable
     @inline(__always)
     final func checkNoDraftAccess() {
         if _slowPath(draftAccesses != 0) { overlappedDraftAccess() }
+    }
+
+    /// Traps if reading or changing the member at `path` would overlap a draft's change: that of the same member, or
+    /// any change while a transaction that joined this one during a member's change runs. A draft's accesses to
+    /// other members may overlap, as accesses to the stored properties of one struct may.
+    @inlinable
+    @inline(__always)
+    final func checkMemberFree(_ path: AnyKeyPath) {
+        if _slowPath(draftAccesses != 0) { checkMemberFreeWhileChanging(path) }
+    }
+
+    @usableFromInline
+    @inline(never)
+    final func checkMemberFreeWhileChanging(_ path: AnyKeyPath) {
+        if joinedDuringDraftAccess != 0 || changingMember?.takeUnretainedValue() == path { overlappedDraftAccess() }
     }
 
     @usableFromInline
@@ -130,8 +152,8 @@ extension ViewModel {
             """
             The state of \(type(of: self)) was read or written while write { $0 … } was changing one of its members, \
             from code that runs during that change: a closure passed to the member's mutating method, a lazy \
-            collection, or an effect's reduce. Read what that code needs before the change, and write after it; in an \
-            effect's reduce, change the state through its argument only.
+            collection, an effect's reduce, or a subscriber called from there. Read what that code needs before the \
+            change, and write after it; in an effect's reduce, change the state through its argument only.
             """
         )
     }

@@ -49,21 +49,39 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @usableFromInline
     final let transactionOwner = Atomic<UInt>(0)
 
-    /// The committed state, or inside a transaction the state being built. Guarded by `lock`.
+    /// Where `current` lives: storage of its own, so that a draft changes one member of it through a plain address,
+    /// never through an access to the model object that every other thread reads.
     @usableFromInline
-    @exclusivity(unchecked)
-    final var current: State
+    final let currentStorage: UnsafeMutablePointer<State>
+
+    /// The committed state, or inside a transaction the state being built. Guarded by `lock`.
+    @inlinable
+    final var current: State {
+        unsafeAddress { UnsafePointer(currentStorage) }
+        unsafeMutableAddress { currentStorage }
+    }
 
     /// Counts commits that changed the state. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
     final var version: UInt64 = 1
 
-    /// How many accesses of a ``Draft`` to `current` are under way: while one is, nothing else may read or write
-    /// `current`. Guarded by `lock`.
+    /// How many accesses of a ``Draft`` to a member of `current` are under way. While one is, only other members may be
+    /// read or changed, by the same transaction (see ``Draft``). Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
     final var draftAccesses = 0
+
+    /// The member that the innermost draft access is changing, compared only while one is. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var changingMember: Unmanaged<AnyKeyPath>?
+
+    /// How many transactions joined this one while a draft was changing a member: while one runs, nothing may read or
+    /// write `current`. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var joinedDuringDraftAccess = 0
 
     /// Guarded by `lock`.
     @usableFromInline
@@ -107,7 +125,8 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
     @inlinable
     public init(initialState: State) {
-        current = initialState
+        currentStorage = .allocate(capacity: 1)
+        currentStorage.initialize(to: initialState)
         committed = initialState
         // Made here, where an inlined initializer knows the app's state type, so that every subscribe to this
         // model runs its code specialized for that type (see `StateSource.addRecordFunction`).
@@ -117,11 +136,13 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
         }
     }
 
-    #if DEBUG
-        deinit {
+    deinit {
+        #if DEBUG
             LockOrder.forget(ObjectIdentifier(self))
-        }
-    #endif
+        #endif
+        currentStorage.deinitialize(count: 1)
+        currentStorage.deallocate()
+    }
 
     /// The last committed state; inside a transaction on its own thread, the state being built.
     ///

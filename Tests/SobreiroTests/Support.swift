@@ -108,6 +108,8 @@ func currentThreadID() -> UInt {
 struct Listing: ViewState {
     var items: [Int] = []
     var limit = 0
+    var extra: [Int] = []
+    var pin: Int?
 }
 
 final class ListModel: ViewModel<Listing>, @unchecked Sendable {

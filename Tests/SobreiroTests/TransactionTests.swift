@@ -181,17 +181,31 @@ struct TransactionTests {
         #expect(message.contains("was read or written while write { $0 … } was changing one of its members"))
     }
 
-    @Test("T4: a read of the draft while it changes another member, from code running in that change, traps")
-    func readingTheDraftDuringItsOwnAccessTraps() async throws {
+    @Test("T4: a read of the member that the draft is changing, from code running in that change, traps")
+    func readingTheMemberUnderChangeTraps() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let model = ListModel()
             model.update { Listing(items: [1, 2, 3], limit: 2) }
             model.write { draft in
-                draft.items.removeAll { $0 == draft.limit }
+                draft.items.removeAll { _ in draft.items.count > 2 }
             }
         }
         let message = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(message.contains("Read what that code needs before the change"))
+    }
+
+    @Test("T5: the draft's other members may be read and changed while one changes, as a struct's may")
+    func otherMembersMayOverlapAChange() {
+        let model = ListModel()
+        model.update { Listing(items: [1, 2, 3], limit: 2, extra: [9], pin: 0) }
+
+        model.write { draft in
+            draft.items.removeAll { $0 == draft.limit }  // reads another member during the change
+            swap(&draft.items, &draft.extra)  // two members changed at once
+            draft.pin? += draft.limit  // optional chaining reads the right side during the change
+        }
+
+        #expect(model.state == Listing(items: [9], limit: 2, extra: [1, 3], pin: 2))
     }
 
     @Test("T5: a transaction that leaves the state alone may run while the draft changes a member")
