@@ -38,16 +38,19 @@ extension ViewModel {
 ///
 /// Every access reaches the one state that the transaction builds, at the moment it is made. So a transaction
 /// started between two of them (through a method of the model that writes) joins this one, and the next access sees
-/// its change. Only code that runs *during* an access, while a member is being changed, must leave the state alone:
-/// a closure passed to the member's mutating method (`draft.items.removeAll { … }`), a lazy collection passed to
-/// `draft.items.append(contentsOf:)`, or an effect's `reduce`. Reading or writing the state there (through the draft,
-/// ``ViewModel/state`` or a method that writes) would overlap the change, which Swift's rule of exclusive access
-/// forbids, and stops the program with a message that names the fix. Read what such code needs first:
+/// its change. Accesses to different members may overlap, as those to the stored properties of one struct may:
+/// `swap(&draft.items, &draft.archive)`, `draft.pin? += draft.step`, or `draft.items.removeAll { $0 == draft.limit }`.
+/// Only code that runs *during* a member's change (a closure passed to the member's mutating method, a lazy
+/// collection, an effect's `reduce`, a subscriber of another model written from there) must leave that member, the
+/// whole state and the model's transactions alone: reading or changing the member under change, reading
+/// ``ViewModel/state`` or ``whole``, or writing through a method would overlap the change, which Swift's rule of
+/// exclusive access forbids, and stops the program with a message that names the fix. Read what such code needs
+/// first:
 ///
 /// ```swift
 /// model.write { draft in
-///     let selected = draft.selectedID
-///     draft.items.removeAll { $0.id == selected }
+///     let limit = draft.items.count / 2
+///     draft.items.removeAll { $0 > limit }
 /// }
 /// ```
 @dynamicMemberLookup
