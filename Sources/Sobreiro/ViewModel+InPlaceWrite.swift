@@ -73,7 +73,7 @@ public struct Draft<State: ViewState>: ~Copyable {
         nonmutating _modify {
             let outer = model.beginChange(of: path)
             defer { model.endChange(restoring: outer) }
-            yield &model.currentStorage.pointee[keyPath: path]
+            yield &model.currentAddress.pointee[keyPath: path]
         }
     }
 
@@ -98,7 +98,7 @@ public struct Draft<State: ViewState>: ~Copyable {
         nonmutating _modify {
             let outer = model.beginChange(of: nil)
             defer { model.endChange(restoring: outer) }
-            yield &model.currentStorage.pointee
+            yield &model.currentAddress.pointee
         }
     }
 }

@@ -49,16 +49,18 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @usableFromInline
     final let transactionOwner = Atomic<UInt>(0)
 
-    /// Where `current` lives: storage of its own, so that a draft changes one member of it through a plain address,
-    /// never through an access to the model object that every other thread reads.
-    @usableFromInline
-    final let currentStorage: UnsafeMutablePointer<State>
-
     /// The committed state, or inside a transaction the state being built. Guarded by `lock`.
-    @inlinable
-    final var current: State {
-        unsafeAddress { UnsafePointer(currentStorage) }
-        unsafeMutableAddress { currentStorage }
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var current: State
+
+    /// The address of `current`, a stored property of this final storage, which stays put as long as the model
+    /// lives. A draft changes a member through it, so that its access is to the state alone, not to the model object
+    /// that other threads read without the lock (ThreadSanitizer reports a key path applied through the model as a
+    /// change of the model).
+    @usableFromInline
+    final var currentAddress: UnsafeMutablePointer<State> {
+        withUnsafeMutablePointer(to: &current) { $0 }
     }
 
     /// Counts commits that changed the state. Guarded by `lock`.
@@ -125,8 +127,7 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
     @inlinable
     public init(initialState: State) {
-        currentStorage = .allocate(capacity: 1)
-        currentStorage.initialize(to: initialState)
+        current = initialState
         committed = initialState
         // Made here, where an inlined initializer knows the app's state type, so that every subscribe to this
         // model runs its code specialized for that type (see `StateSource.addRecordFunction`).
@@ -136,13 +137,11 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
         }
     }
 
-    deinit {
-        #if DEBUG
+    #if DEBUG
+        deinit {
             LockOrder.forget(ObjectIdentifier(self))
-        #endif
-        currentStorage.deinitialize(count: 1)
-        currentStorage.deallocate()
-    }
+        }
+    #endif
 
     /// The last committed state; inside a transaction on its own thread, the state being built.
     ///
