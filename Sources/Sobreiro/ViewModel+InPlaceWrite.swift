@@ -71,8 +71,9 @@ public struct Draft<State: ViewState>: ~Copyable {
             return model.current[keyPath: path]
         }
         nonmutating _modify {
-            let outer = model.beginChange(of: path)
-            defer { model.endChange(restoring: outer) }
+            model.checkMemberFree(path)
+            model.beginChange(of: path)
+            defer { model.endChange() }
             yield &model.currentAddress.pointee[keyPath: path]
         }
     }
@@ -96,33 +97,36 @@ public struct Draft<State: ViewState>: ~Copyable {
             return model.current
         }
         nonmutating _modify {
-            let outer = model.beginChange(of: nil)
-            defer { model.endChange(restoring: outer) }
+            model.checkNoDraftAccess()
+            model.beginChange(of: nil)
+            defer { model.endChange() }
             yield &model.currentAddress.pointee
         }
     }
 }
 
 extension ViewModel {
-    /// Starts a draft's change of the member at `path`, or of the whole state if `nil`, after checking that it overlaps
-    /// no change under way; returns the member that the change under way, if any, was changing.
+    /// Starts a draft's change of the member at `path`, or of the whole state if `nil`.
     ///
-    /// A method of the model, so that ThreadSanitizer sees the counters it writes as the model's own, guarded by its
-    /// lock.
-    @usableFromInline
-    final func beginChange(of path: AnyKeyPath?) -> Unmanaged<AnyKeyPath>? {
-        if let path { checkMemberFree(path) } else { checkNoDraftAccess() }
-        let outer = changingMember
-        changingMember = path.map(Unmanaged.passUnretained)
+    /// A method of the model, so that ThreadSanitizer sees the counter it writes as the model's own, guarded by its
+    /// lock. Debug builds also record the member, to catch a read or change of it that overlaps its change.
+    @inlinable
+    @inline(__always)
+    final func beginChange(of path: AnyKeyPath?) {
+        #if DEBUG
+            changingMembers.append(path)
+        #endif
         draftAccesses &+= 1
-        return outer
     }
 
     /// Ends the change that ``beginChange(of:)`` started.
-    @usableFromInline
-    final func endChange(restoring outer: Unmanaged<AnyKeyPath>?) {
+    @inlinable
+    @inline(__always)
+    final func endChange() {
+        #if DEBUG
+            changingMembers.removeLast()
+        #endif
         draftAccesses &-= 1
-        changingMember = outer
     }
 
     /// Traps if a draft is changing a member of the state: reading or writing the whole state now would overlap that
@@ -133,19 +137,24 @@ extension ViewModel {
         if _slowPath(draftAccesses != 0) { overlappedDraftAccess() }
     }
 
-    /// Traps if reading or changing the member at `path` would overlap a draft's change: that of the same member, or
-    /// any change while a transaction that joined this one during a member's change runs. A draft's accesses to
-    /// other members may overlap, as accesses to the stored properties of one struct may.
+    /// Traps if reading or changing the member at `path` would overlap a draft's change: any change while a
+    /// transaction that joined this one during a member's change runs, and, in debug builds, a change of the same
+    /// member. A draft's accesses to other members may overlap, as accesses to the stored properties of one struct
+    /// may.
     @inlinable
     @inline(__always)
-    final func checkMemberFree(_ path: AnyKeyPath) {
-        if _slowPath(draftAccesses != 0) { checkMemberFreeWhileChanging(path) }
+    final func checkMemberFree(_ path: @autoclosure () -> AnyKeyPath) {
+        if _slowPath(draftAccesses != 0) { checkMemberFreeWhileChanging(path()) }
     }
 
     @usableFromInline
     @inline(never)
     final func checkMemberFreeWhileChanging(_ path: AnyKeyPath) {
-        if joinedDuringDraftAccess != 0 || changingMember?.takeUnretainedValue() == path { overlappedDraftAccess() }
+        var overlaps = joinedDuringDraftAccess != 0
+        #if DEBUG
+            overlaps = overlaps || changingMembers.contains { $0 == nil || $0 == path }
+        #endif
+        if overlaps { overlappedDraftAccess() }
     }
 
     @usableFromInline

@@ -58,7 +58,7 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     /// lives. A draft changes a member through it, so that its access is to the state alone, not to the model object
     /// that other threads read without the lock (ThreadSanitizer reports a key path applied through the model as a
     /// change of the model).
-    @usableFromInline
+    @inlinable
     final var currentAddress: UnsafeMutablePointer<State> {
         withUnsafeMutablePointer(to: &current) { $0 }
     }
@@ -74,10 +74,12 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @exclusivity(unchecked)
     final var draftAccesses = 0
 
-    /// The member that the innermost draft access is changing, compared only while one is. Guarded by `lock`.
-    @usableFromInline
-    @exclusivity(unchecked)
-    final var changingMember: Unmanaged<AnyKeyPath>?
+    #if DEBUG
+        /// The members that the draft accesses under way are changing, `nil` for the whole state. Guarded by `lock`.
+        @usableFromInline
+        @exclusivity(unchecked)
+        final var changingMembers: [AnyKeyPath?] = []
+    #endif
 
     /// How many transactions joined this one while a draft was changing a member: while one runs, nothing may read or
     /// write `current`. Guarded by `lock`.
