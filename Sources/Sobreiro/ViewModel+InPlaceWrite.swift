@@ -109,12 +109,13 @@ extension ViewModel {
     /// Starts a draft's change of the member at `path`, or of the whole state if `nil`.
     ///
     /// A method of the model, so that ThreadSanitizer sees the counter it writes as the model's own, guarded by its
-    /// lock. Debug builds also record the member, to catch a read or change of it that overlaps its change.
+    /// lock. Debug builds also record the member, to catch a read or change of it that overlaps its change; release
+    /// builds never look at `path`, so that an optimized write never makes the key path an object.
     @inlinable
     @inline(__always)
-    final func beginChange(of path: AnyKeyPath?) {
+    final func beginChange(of path: @autoclosure () -> AnyKeyPath?) {
         #if DEBUG
-            changingMembers.append(path)
+            changingMembers.append(path())
         #endif
         draftAccesses &+= 1
     }
@@ -144,17 +145,12 @@ extension ViewModel {
     @inlinable
     @inline(__always)
     final func checkMemberFree(_ path: @autoclosure () -> AnyKeyPath) {
-        if _slowPath(draftAccesses != 0) { checkMemberFreeWhileChanging(path()) }
-    }
-
-    @usableFromInline
-    @inline(never)
-    final func checkMemberFreeWhileChanging(_ path: AnyKeyPath) {
-        var overlaps = joinedDuringDraftAccess != 0
         #if DEBUG
-            overlaps = overlaps || changingMembers.contains { $0 == nil || $0 == path }
+            if draftAccesses != 0, changingMembers.contains(where: { $0 == nil || $0 == path() }) {
+                overlappedDraftAccess()
+            }
         #endif
-        if overlaps { overlappedDraftAccess() }
+        if _slowPath(joinedDuringDraftAccess != 0) { overlappedDraftAccess() }
     }
 
     @usableFromInline
