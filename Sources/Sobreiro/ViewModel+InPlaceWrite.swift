@@ -44,8 +44,9 @@ extension ViewModel {
 /// collection, an effect's `reduce`, a subscriber of another model written from there) must leave that member, the
 /// whole state and the model's transactions alone: reading or changing the member under change, reading
 /// ``ViewModel/state`` or ``whole``, or writing through a method would overlap the change, which Swift's rule of
-/// exclusive access forbids, and stops the program with a message that names the fix. Read what such code needs
-/// first:
+/// exclusive access forbids, and stops the program with a message that names the fix. (Release builds do not look
+/// for the member under change: there such a read gets a copy that shares storage with the change in progress.)
+/// Read what such code needs first:
 ///
 /// ```swift
 /// model.write { draft in
