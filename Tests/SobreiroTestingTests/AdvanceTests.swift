@@ -171,7 +171,7 @@ struct AdvanceTests {
 struct AdvanceOnBusyMainQueueTests {
     // A plain task's wake is waited for by a moment that ends once the main queue and the pool are quiet, not by a
     // signal (see `TestClock.advance`). ThreadSanitizer slows every job many times over, and on a 2-core machine its
-    // run once saw that moment end before the loop's job left the pool (2 wakes of 10), so it runs without one.
+    // run once saw that moment end before the loop's job left the pool (2 wakes of 10), so it is skipped there.
     @Test(
         "a loop that hops twice to a busy main queue after each sleep still wakes ten times in ten seconds",
         .disabled(if: isThreadSanitizerActive, "a wait by quiet executors, which ThreadSanitizer slows past its moment")
