@@ -200,8 +200,14 @@ struct AdvanceOnBusyMainQueueTests {
     }
 
     /// A task that sleeps again needs nothing from the main queue, so an advance that wakes it waits for nothing
-    /// there: it returns while the main queue is held, which is let go when it returns, or after 5 s at the latest.
-    @Test("an advance whose woken task sleeps again returns while the main queue is held")
+    /// there: it returns while the main queue is held. The hold ends when the advance has returned, or after a safety
+    /// net of 20 s; an advance that waited for the main queue would return only after that net, which the job records.
+    /// ThreadSanitizer on two cores once kept the pool from running the woken task for seconds at a time, so there a
+    /// correct advance can outlast the net; it is skipped there.
+    @Test(
+        "an advance whose woken task sleeps again returns while the main queue is held",
+        .disabled(if: isThreadSanitizerActive, "ThreadSanitizer can delay the woken task past the hold's safety net")
+    )
     func advanceWhileMainQueueHeld() async {
         let clock = TestClock()
         let ticks = Locked(0)
@@ -214,19 +220,20 @@ struct AdvanceOnBusyMainQueueTests {
         await clock.waitForSleepers(timeout: patience)
         let letGo = DispatchSemaphore(value: 0)
         let held = DispatchSemaphore(value: 0)
+        let heldUntilTheNet = Locked<Bool?>(nil)
         DispatchQueue.main.async {
             held.signal()
-            _ = letGo.wait(timeout: .now() + 5)
+            let outcome = letGo.wait(timeout: .now() + 20)
+            heldUntilTheNet.withLock { $0 = outcome == .timedOut }
         }
         await expectSignalled(held)
-        let start = ContinuousClock.now
         await clock.advance(by: .seconds(3))
-        let took = start.duration(to: .now)
         letGo.signal()
+        await MainActor.run {}
         loop.cancel()
         _ = await loop.result
         #expect(ticks.withLock { $0 } == 3)
-        #expect(took < .seconds(4), "the advance waited \(took) for the held main queue")
+        #expect(heldUntilTheNet.withLock { $0 } == false, "the advance waited for the held main queue")
     }
 
     private func occupyMainQueue(while busy: Locked<Bool>, jobs: Int) {
