@@ -68,6 +68,46 @@ struct SubscribeWaitTests {
         box.withLock { $0 = nil }
     }
 
+    /// One thread delivers to a view and is held inside its render; a second unsubscribes the view, and waits for
+    /// that render; a third subscribes the view again, plainly or inside a transaction. The new subscription is
+    /// the same target as the entry that the deliverer still calls, so its first render waits for that call: the
+    /// third thread must not return from subscribing while the render is held, and the view is never entered twice.
+    @Test(
+        "D3: a view subscribed again while another thread still renders its removed entry renders after that call",
+        arguments: [false, true]
+    )
+    func resubscribedViewWaitsForRemovedEntrysCall(inTransaction: Bool) async {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let view = ProbeView<Counter> { state in
+            if state.count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() }
+        }
+        model.subscribe(view: view)
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        await gate.waitUntilPaused()
+        let remover = onAnotherThread { model.unsubscribe(view: view) }
+        await expectEventually { model.subscriberCount == 0 }
+        let subscriber = onAnotherThread {
+            if inTransaction {
+                model.write {
+                    model.subscribe(view: view)
+                    $0.label = "again"
+                }
+            } else {
+                model.subscribe(view: view)
+            }
+        }
+        // Given a full second, a subscribe that did not wait would have rendered into the held view and returned.
+        let returnedWhileHeld = await signalled(subscriber, within: 1)
+        gate.release()
+        for done in [writer, remover] { await expectSignalled(done) }
+        if !returnedWhileHeld { await expectSignalled(subscriber) }
+        #expect(!returnedWhileHeld, "the subscribe returned while the removed entry's render was held")
+        #expect(view.overlappingRenders == 0)
+        #expect(view.history.last == model.state)
+    }
+
     @Test("D3, D4: writers, re-subscribers and transactions subscribing the same views race")
     func raceCatchUp() async {
         let model = CounterModel()
