@@ -65,6 +65,12 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
         if giveUp() { CallWaiting.wakeAll() }
     }
 
+    /// The thread that holds the slot now, or 0.
+    @inlinable
+    var holder: UInt {
+        caller.load(ordering: .sequentiallyConsistent) & ~1
+    }
+
     /// Whether a thread waits for the running call to end.
     @inlinable
     package var isWaitedFor: Bool {

@@ -44,18 +44,24 @@ enum ReleasedSubscribers<State: ViewState> {
         other = .none
     }
 
+    /// Calls `body` with each entry.
+    @inlinable
+    borrowing func forEach(_ body: (SubscriptionRecord<State>) -> Void) {
+        switch self {
+        case .none:
+            return
+        case .one(let subscriber):
+            body(subscriber)
+        case .many(let entries):
+            for subscriber in entries { body(subscriber) }
+        }
+    }
+
     /// Waits for the calls of these subscriptions that other threads are running (when this thread may wait;
     /// see `SubscriptionRecord.waitForCallToEnd`); the entries go when the caller drops these. Call it with no lock
     /// held. Borrowing, so that the one entry of the common case is not retained for the wait.
     @inlinable
     borrowing func settle() {
-        switch self {
-        case .none:
-            return
-        case .one(let subscriber):
-            subscriber.waitForCallToEnd()
-        case .many(let entries):
-            for subscriber in entries { subscriber.waitForCallToEnd() }
-        }
+        forEach { $0.waitForCallToEnd() }
     }
 }

@@ -13,6 +13,10 @@ struct TransactionLeftovers<State: ViewState> {
     @usableFromInline
     var released: ReleasedSubscribers<State> = .none
 
+    /// Whether some of `released` joined the model's `leaving` entries, to forget once their calls are over.
+    @usableFromInline
+    var isLeaving = false
+
     /// Drafts that nested transactions rolled back.
     @usableFromInline
     var droppedStates: ContiguousArray<State> = []
@@ -70,6 +74,7 @@ extension ViewModel {
         swap(&released, &leftovers.released)
         released.settle()
         _ = consume released
+        if leftovers.isLeaving { forgetFinishedCalls() }
         leftovers.droppedStates = []
         for (subscriber, isClaimed) in leftovers.firstRenders {
             catchUp(subscriber, isClaimed: isClaimed)

@@ -57,8 +57,10 @@ enum FirstRender<State: ViewState> {
     case whenTransactionEnds
     /// A live entry under the same key was kept: it is caught up after any call another thread runs for it.
     case afterRunningCall
-    /// The subscribing thread owns the new entry's calls and renders `state` now, then what was committed meanwhile.
-    case now(state: State, version: UInt64)
+    /// The subscribing thread owns the new entry's calls and renders `state` now, then what was committed meanwhile;
+    /// first it waits for the call that another thread still runs for `after`, an entry of the same target let go
+    /// of, so that the target is never called by two threads at once, nor handed an older state after a newer one.
+    case now(state: State, version: UInt64, after: SubscriptionRecord<State>?)
 }
 
 extension ViewModel {
@@ -215,7 +217,10 @@ extension ViewModel {
             assert(!isNowDeliverer, "a thread that delivers holds the deliverer role")
             return .inNextRound
         }
+        let predecessor = isNew && !leaving.isEmpty ? callInProgress(for: entry.key, on: thread) : nil
         if transactionOwner.load(ordering: .relaxed) == thread {
+            // The transaction waits for the predecessor's call once it unlocks, before its first renders.
+            if let predecessor { leftovers.released.append(predecessor) }
             renderWhenTransactionEnds(entry)
             return .whenTransactionEnds
         }
@@ -223,7 +228,50 @@ extension ViewModel {
         // Claimed before any deliverer can see the entry, which it only sees in a snapshot taken under the lock.
         entry.slot.hold(for: thread)
         entry.deliveredVersion = version
-        return .now(state: current, version: version)
+        return .now(state: current, version: version, after: predecessor)
+    }
+
+    /// An entry under `key` that the list let go of while another thread called it, if that call still runs.
+    /// Called under the lock.
+    @usableFromInline
+    final func callInProgress(for key: ObjectIdentifier, on thread: UInt) -> SubscriptionRecord<State>? {
+        leaving.first { entry in
+            let holder = entry.slot.holder
+            return entry.key == key && holder != 0 && holder != thread
+        }
+    }
+
+    /// Keeps in `leaving` the entries of `released` that another thread is calling, and moves the entries of
+    /// `leaving` whose calls are over into `released`, which the caller lets go of after unlocking. Called under the
+    /// lock.
+    ///
+    /// - Returns: Whether an entry joined `leaving`: the caller forgets it once its call is over.
+    @usableFromInline
+    final func keepCallsInProgress(of released: inout ReleasedSubscribers<State>) -> Bool {
+        var over = ReleasedSubscribers<State>.none
+        leaving.removeAll { entry in
+            guard entry.slot.holder == 0 else { return false }
+            over.append(entry)
+            return true
+        }
+        let thread = currentThread
+        var joined = false
+        released.forEach { entry in
+            let holder = entry.slot.holder
+            guard holder != 0, holder != thread, !leaving.contains(where: { $0 === entry }) else { return }
+            leaving.append(entry)
+            joined = true
+        }
+        released.take(&over)
+        return joined
+    }
+
+    /// Lets go of the entries of `leaving` whose calls are over.
+    @usableFromInline
+    final func forgetFinishedCalls() {
+        var over = ReleasedSubscribers<State>.none
+        withLockUnlessInTransaction { _ = keepCallsInProgress(of: &over) }
+        _ = consume over
     }
 
     /// Drops the entries of deallocated subscribers, and lets go of them after unlocking.

@@ -91,7 +91,9 @@ extension ViewModel {
             break
         case .afterRunningCall:
             catchUp(kept ?? subscriber, isClaimed: false)
-        case .now(let state, let version):
+        case .now(let state, let version, let predecessor):
+            predecessor?.waitForCallToEnd()
+            _ = consume predecessor
             renderFirstStates((state, version), into: subscriber, of: target)
         }
         return kept ?? subscriber

@@ -146,15 +146,22 @@ extension ViewModel {
     @inline(__always)
     final func changeSubscribers<R>(_ body: (inout ReleasedSubscribers<State>) -> R) -> R {
         var released = ReleasedSubscribers<State>.none
+        var isLeaving = false
         let result = withLockUnlessInTransaction { () -> R in
             let result = body(&released)
+            if !released.isEmpty || !leaving.isEmpty {
+                isLeaving = keepCallsInProgress(of: &released)
+            }
             if !released.isEmpty, transactionOwner.load(ordering: .relaxed) == currentThread {
                 leftovers.released.take(&released)
+                leftovers.isLeaving = leftovers.isLeaving || isLeaving
+                isLeaving = false
                 hasLeftovers = true
             }
             return result
         }
         released.settle()
+        if isLeaving { forgetFinishedCalls() }
         return result
     }
 }

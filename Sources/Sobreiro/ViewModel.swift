@@ -101,6 +101,12 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @usableFromInline
     final let deliveringThread = Atomic<UInt>(0)
 
+    /// Entries let go of while another thread called them, kept until those calls are over: a new subscription
+    /// of the same target renders only after them (see `add`). Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var leaving: ContiguousArray<SubscriptionRecord<State>> = []
+
     /// The trace's switch, kept here so that a write reads it in two loads rather than an accessor call.
     @usableFromInline
     final let traceFlag = Trace.flag
