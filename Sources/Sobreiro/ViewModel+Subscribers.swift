@@ -67,7 +67,8 @@ extension ViewModel {
     /// it meanwhile and it is never called by two threads at once. A state committed during that render is
     /// rendered next, by this thread, before this returns. A live subscription under the same key is kept as it
     /// is, or replaced if `replacingLive` is set; a kept one is caught up the same way, after any call that
-    /// another thread runs for it. Inside a transaction of this model on this thread, all that happens when the
+    /// another thread runs for it. An entry of the same target that was let go of while another thread called it
+    /// has that call waited for before the first render. Inside a transaction of this model on this thread, all that happens when the
     /// transaction unlocks, never with an uncommitted draft. From a delivery of this model on this thread (a
     /// render or handler that subscribes), the first state comes in the deliverer's next round instead, right
     /// after the current call: a view that subscribes itself again is never entered from inside its own render.

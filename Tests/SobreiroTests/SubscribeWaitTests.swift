@@ -137,17 +137,11 @@ struct SubscribeWaitTests {
             // Equal neighbours are allowed: a re-subscribed view renders the current state again.
             let counts = view.history.map(\.count)
             let older = zip(counts.indices, counts.dropFirst()).first { counts[$0.0] > $0.1 }?.0
-            // Known: with eight threads of their own, preempted inside renders, a view that one thread subscribes
-            // again (in or out of a transaction) while another delivers to it is sometimes called by both at once,
-            // and can then be handed an older state after a newer one (2 of 6 runs under load). The race is
-            // recorded here, not hidden, until the delivery machine is rebuilt.
-            withKnownIssue("D3: a view subscribed again can overlap a delivery to it", isIntermittent: true) {
-                #expect(view.overlappingRenders == 0)
-                #expect(
-                    older == nil,
-                    "D3: an older state after a newer one: \(older.map { counts[max(0, $0 - 5)..<min(counts.count, $0 + 6)] } ?? [])"
-                )
-            }
+            #expect(view.overlappingRenders == 0)
+            #expect(
+                older == nil,
+                "D3: an older state after a newer one: \(older.map { counts[max(0, $0 - 5)..<min(counts.count, $0 + 6)] } ?? [])"
+            )
         }
     }
 
