@@ -57,6 +57,23 @@ enum ReleasedSubscribers<State: ViewState> {
         }
     }
 
+    /// Whether a thread other than `thread` holds the call slot of one of these entries.
+    @inlinable
+    borrowing func isCalled(byOtherThanThread thread: UInt) -> Bool {
+        switch self {
+        case .none:
+            return false
+        case .one(let subscriber):
+            let holder = subscriber.slot.holder
+            return holder != 0 && holder != thread
+        case .many(let entries):
+            return entries.contains { entry in
+                let holder = entry.slot.holder
+                return holder != 0 && holder != thread
+            }
+        }
+    }
+
     /// Waits for the calls of these subscriptions that other threads are running (when this thread may wait;
     /// see `SubscriptionRecord.waitForCallToEnd`); the entries go when the caller drops these. Call it with no lock
     /// held. Borrowing, so that the one entry of the common case is not retained for the wait.

@@ -149,7 +149,7 @@ extension ViewModel {
         var isLeaving = false
         let result = withLockUnlessInTransaction { () -> R in
             let result = body(&released)
-            if !released.isEmpty || !leaving.isEmpty {
+            if !leaving.isEmpty || released.isCalled(byOtherThanThread: currentThread) {
                 isLeaving = keepCallsInProgress(of: &released)
             }
             if !released.isEmpty, transactionOwner.load(ordering: .relaxed) == currentThread {
