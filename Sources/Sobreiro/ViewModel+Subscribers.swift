@@ -1,7 +1,11 @@
 public import SobreiroPrimitives
 
 extension ViewModel {
-    /// Subscribes `target` with `receive`, which gets the current state and then every new one.
+    /// Subscribes `target` with `receive`, which gets the current state and then every new one, each with the
+    /// version the model committed it at (a follower that must later tell whether the state it received is still
+    /// the committed one compares versions rather than states, whose `==` may be costly or not even reflexive).
+    /// `receive` may drop a state before it reaches the subscriber's code, as a projection whose value did not
+    /// change does; it calls `notice.willCall(target)` right before that code runs, so the trace hears of it.
     ///
     /// - Parameters:
     ///   - key: The subscription's identity in the list; `nil` for the identity of `target`.
@@ -12,49 +16,7 @@ extension ViewModel {
         of target: AnyObject,
         key: ObjectIdentifier? = nil,
         replacingLive: Bool,
-        receive: @escaping @Sendable (AnyObject, State) -> Void
-    ) -> StateSubscription {
-        subscription(of: target, key: key, replacingLive: replacingLive) { target, state, _, notice in
-            notice.willCall(target)
-            receive(target, state)
-        }
-    }
-
-    /// Subscribes `target` with `receive`, which gets the current state and then every new one, each with the
-    /// version the model committed it at: a follower that must later tell whether the state it received is still
-    /// the committed one compares versions rather than states, whose `==` may be costly or not even reflexive.
-    @inlinable
-    package final func subscription(
-        of target: AnyObject,
-        replacingLive: Bool,
-        receiveVersioned receive: @escaping @Sendable (AnyObject, State, _ version: UInt64) -> Void
-    ) -> StateSubscription {
-        subscription(of: target, key: nil, replacingLive: replacingLive) { target, state, version, notice in
-            notice.willCall(target)
-            receive(target, state, version)
-        }
-    }
-
-    /// As ``subscription(of:replacingLive:receiveVersioned:)``, for a `receive` that calls `notice.willCall` itself
-    /// right before the subscriber's code: no closure wraps it, which saves a context per subscription and a call
-    /// per delivery to followers created in numbers, such as effects.
-    @inlinable
-    package final func subscription(
-        of target: AnyObject,
-        replacingLive: Bool,
-        receiveNoticing receive: @escaping @Sendable (AnyObject, State, _ version: UInt64, CallNotice) -> Void
-    ) -> StateSubscription {
-        subscription(of: target, key: nil, replacingLive: replacingLive, receive)
-    }
-
-    /// Subscribes `target` with `receive`, which may drop a state before it reaches the subscriber's code (a
-    /// projection whose value did not change); it calls its last argument right before that code runs.
-    @inlinable
-    final func subscription(
-        of target: AnyObject,
-        key: ObjectIdentifier? = nil,
-        replacingLive: Bool,
-        _ receive: @escaping SubscriptionRecord<State>.Receive
+        _ receive: @escaping @Sendable (_ target: AnyObject, _ state: State, _ version: UInt64, CallNotice) -> Void
     ) -> StateSubscription {
         let subscriber = SubscriptionRecord(target: target, owner: self, key: key, receive: receive)
         return add(subscriber, for: target, replacingLive: replacingLive)

@@ -70,7 +70,8 @@ extension Activation {
         }
         let isPolling = LastValue<Bool>()
         // Its own writes reach the poller as any state does: they stop it only if the predicate no longer holds.
-        let subscription = model.subscription(of: loop, replacingLive: false) { target, state, _ in
+        let subscription = model.subscription(of: loop, replacingLive: false) { target, state, _, notice in
+            notice.willCall(target)
             let holds = predicate(state)
             guard isPolling.replace(with: holds) else { return }
             let loop = unsafeDowncast(target, to: EffectLoop<State>.self)

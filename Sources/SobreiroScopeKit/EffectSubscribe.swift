@@ -19,6 +19,6 @@ extension ViewModel {
     /// code that names it, with no context to allocate.
     @inlinable
     static var effectSubscribe: EffectSubscribe<State> {
-        { model, runner, receive in model.subscription(of: runner, replacingLive: false, receiveNoticing: receive) }
+        { model, runner, receive in model.subscription(of: runner, replacingLive: false, receive) }
     }
 }

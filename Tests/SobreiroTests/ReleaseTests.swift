@@ -64,7 +64,7 @@ struct ReleaseTests {
         let view = ProbeView<Counter>()
         do {
             let captured = CallsBackOnDeinit(callBack.action(on: model, views: views))
-            _ = model.subscription(of: view, replacingLive: false) { _, _ in _ = captured }
+            _ = model.subscription(of: view, replacingLive: false) { _, _, _, _ in _ = captured }
         }
         await expectCompletes { [model] in model.unsubscribe(view: view) }
     }
@@ -112,7 +112,7 @@ struct ReleaseTests {
             let view = ProbeView<Counter>()
             let captured = CallsBackOnDeinit(callBack.action(on: model, views: views))
             follower.subscribe(to: model) { _ in _ = captured }
-            _ = model.subscription(of: view, replacingLive: false) { _, _ in _ = captured }
+            _ = model.subscription(of: view, replacingLive: false) { _, _, _, _ in _ = captured }
         }
         await expectCompletes { [model] in model.write { $0.count += 1 } }
     }

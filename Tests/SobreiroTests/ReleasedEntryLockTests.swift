@@ -17,7 +17,7 @@ struct ReleasedEntryLockTests {
     @discardableResult
     func subscribeWithSpy(_ target: AnyObject, replacingLive: Bool = false) -> StateSubscription {
         let spy = probe.spy()
-        return probe.model.subscription(of: target, replacingLive: replacingLive) { _, _ in _ = spy }
+        return probe.model.subscription(of: target, replacingLive: replacingLive) { _, _, _, _ in _ = spy }
     }
 
     @Test(
@@ -39,7 +39,7 @@ struct ReleasedEntryLockTests {
     func replaceLiveAmongMany() {
         let target = ProbeView<SpyHolder>()
         subscribeWithSpy(target)
-        _ = probe.model.subscription(of: target, replacingLive: true) { _, _ in }
+        _ = probe.model.subscription(of: target, replacingLive: true) { _, _, _, _ in }
         #expect(probe.log.all == ["released unlocked"])
         #expect(probe.model.subscriberCount == others.count + 1)
     }
@@ -47,7 +47,7 @@ struct ReleasedEntryLockTests {
     @Test("R4: the new entry that a kept live subscription makes useless is released after unlocking")
     func rejectedNewEntry() {
         let target = ProbeView<SpyHolder>()
-        let kept = probe.model.subscription(of: target, replacingLive: false) { _, _ in }
+        let kept = probe.model.subscription(of: target, replacingLive: false) { _, _, _, _ in }
         let returned = subscribeWithSpy(target)
         #expect(returned === kept)
         #expect(probe.log.all == ["released unlocked"])
@@ -72,7 +72,7 @@ struct ReleasedEntryLockTests {
         subscribeWithSpy(target)
         probe.model.write {
             probe.model.state.count = 1
-            _ = probe.model.subscription(of: target, replacingLive: true) { _, _ in }
+            _ = probe.model.subscription(of: target, replacingLive: true) { _, _, _, _ in }
             #expect(probe.log.all == [])
         }
         #expect(probe.log.all == ["released unlocked"])
@@ -89,7 +89,7 @@ struct ReleasedEntryLockTests {
             do {
                 let target = ProbeView<SpyHolder>()
                 let spy = probe.spy()
-                _ = model.subscription(of: target, replacingLive: false) { _, _ in _ = spy }
+                _ = model.subscription(of: target, replacingLive: false) { _, _, _, _ in _ = spy }
             }
             model.write { $0.count = 2 }
         }
