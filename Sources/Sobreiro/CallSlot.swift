@@ -71,6 +71,23 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
         caller.load(ordering: .sequentiallyConsistent) & ~1
     }
 
+    /// Marks the call running now as waited for, so that the thread running it learns, as it gives the slot up,
+    /// that others wait for its end: `giveUp()` returns `true`.
+    ///
+    /// - Returns: `false` if no call runs now.
+    @inlinable
+    func markWaitedFor() -> Bool {
+        var running = caller.load(ordering: .sequentiallyConsistent)
+        while running != 0 {
+            if running & 1 != 0 { return true }
+            let (exchanged, original) = caller.compareExchange(
+                expected: running, desired: running | 1, ordering: .sequentiallyConsistent)
+            if exchanged { return true }
+            running = original
+        }
+        return false
+    }
+
     /// Whether a thread waits for the running call to end.
     @inlinable
     package var isWaitedFor: Bool {

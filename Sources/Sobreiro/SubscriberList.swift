@@ -330,20 +330,13 @@ enum ReleasedSubscribers<State: ViewState> {
         }
     }
 
-    /// Whether a thread other than `thread` holds the call slot of one of these entries.
+    /// Whether a thread holds the call slot of one of these entries.
     @inlinable
-    borrowing func isCalled(byOtherThanThread thread: UInt) -> Bool {
+    var isCalled: Bool {
         switch self {
-        case .none:
-            return false
-        case .one(let subscriber):
-            let holder = subscriber.slot.holder
-            return holder != 0 && holder != thread
-        case .many(let entries):
-            return entries.contains { entry in
-                let holder = entry.slot.holder
-                return holder != 0 && holder != thread
-            }
+        case .none: false
+        case .one(let subscriber): subscriber.slot.holder != 0
+        case .many(let entries): entries.contains { $0.slot.holder != 0 }
         }
     }
 

@@ -88,7 +88,10 @@ final class SubscriptionRecord<State: ViewState>: StateSubscription, @unchecked 
     @inlinable
     @inline(__always)
     func endCall() {
-        slot.endCall()
+        guard slot.giveUp() else { return }
+        CallWaiting.wakeAll()
+        // The entry may have left the list during the call: the model forgets it, and renders what waited for it.
+        owner?.forgetFinishedCalls()
     }
 
     /// Calls `receive` unless the subscription has ended, reporting the delivery to the trace only if the view

@@ -24,7 +24,10 @@ struct TransactionLeftovers<State: ViewState> {
     /// Subscriptions made inside the transaction, each rendered the committed state once it ends, with whether
     /// the transaction claimed its calls under the lock (see `ViewModel.takeLeftovers(on:)`).
     @usableFromInline
-    var firstRenders: ContiguousArray<(subscriber: SubscriptionRecord<State>, isClaimed: Bool)> = []
+    var firstRenders:
+        ContiguousArray<
+            (subscriber: SubscriptionRecord<State>, isClaimed: Bool, predecessor: SubscriptionRecord<State>?)
+        > = []
 
     @inlinable
     init() {}
@@ -34,9 +37,11 @@ extension ViewModel {
     /// Keeps `subscriber`'s first render for the end of the transaction running on this thread. Called under the
     /// lock, by that transaction.
     @inlinable
-    final func renderWhenTransactionEnds(_ subscriber: SubscriptionRecord<State>) {
+    final func renderWhenTransactionEnds(
+        _ subscriber: SubscriptionRecord<State>, after predecessor: SubscriptionRecord<State>? = nil
+    ) {
         lock.assertHeld()
-        leftovers.firstRenders.append((subscriber, false))
+        leftovers.firstRenders.append((subscriber, false, predecessor))
         hasLeftovers = true
     }
 
@@ -76,7 +81,8 @@ extension ViewModel {
         _ = consume released
         if leftovers.isLeaving { forgetFinishedCalls() }
         leftovers.droppedStates = []
-        for (subscriber, isClaimed) in leftovers.firstRenders {
+        for (subscriber, isClaimed, predecessor) in leftovers.firstRenders {
+            if isClaimed, handedOver(subscriber, after: predecessor) { continue }
             catchUp(subscriber, isClaimed: isClaimed)
         }
     }

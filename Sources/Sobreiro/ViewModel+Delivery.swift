@@ -58,8 +58,8 @@ enum FirstRender<State: ViewState> {
     /// A live entry under the same key was kept: it is caught up after any call another thread runs for it.
     case afterRunningCall
     /// The subscribing thread owns the new entry's calls and renders `state` now, then what was committed meanwhile;
-    /// first it waits for the call that another thread still runs for `after`, an entry of the same target let go
-    /// of, so that the target is never called by two threads at once, nor handed an older state after a newer one.
+    /// after the call that another thread still runs for `after`, an entry of the same target let go of (see
+    /// `handedOver(_:after:)`).
     case now(state: State, version: UInt64, after: SubscriptionRecord<State>?)
 }
 
@@ -212,16 +212,18 @@ extension ViewModel {
     final func firstRender(of entry: SubscriptionRecord<State>, isNew: Bool, on thread: UInt) -> FirstRender<State> {
         lock.assertHeld()
         if isDelivering(on: thread) {
-            // The deliverer is further up this thread's stack: the round asked for here renders the entry.
+            // The deliverer is further up this thread's stack: the round asked for here renders the entry, unless
+            // another thread still calls the entry of the same target let go of; that thread renders it then.
+            if isNew, !leaving.isEmpty, let predecessor = callInProgress(for: entry.key, on: thread) {
+                _ = handOverUnderLock(entry, after: predecessor)
+            }
             let isNowDeliverer = requestRound(on: thread)
             assert(!isNowDeliverer, "a thread that delivers holds the deliverer role")
             return .inNextRound
         }
         let predecessor = isNew && !leaving.isEmpty ? callInProgress(for: entry.key, on: thread) : nil
         if transactionOwner.load(ordering: .relaxed) == thread {
-            // The transaction waits for the predecessor's call once it unlocks, before its first renders.
-            if let predecessor { leftovers.released.append(predecessor) }
-            renderWhenTransactionEnds(entry)
+            renderWhenTransactionEnds(entry, after: predecessor)
             return .whenTransactionEnds
         }
         guard isNew else { return .afterRunningCall }
@@ -230,6 +232,13 @@ extension ViewModel {
         entry.deliveredVersion = version
         return .now(state: current, version: version, after: predecessor)
     }
+
+    // A target subscribed again while a thread still calls the entry it had (removed, or replaced) is never called
+    // by two threads at once, nor handed an older state after a newer one: the list keeps an entry let go of during
+    // a call in `leaving` until that call ends, with the call marked as waited for, so that the thread ending it
+    // comes back here (`forgetFinishedCalls`). The new entry, which its subscribing thread owns from the start,
+    // renders its first state after that call: the subscribing thread waits for it, or, where that wait could never
+    // end (the call waits for the subscribing thread), hands the new entry over to the thread ending the call.
 
     /// An entry under `key` that the list let go of while another thread called it, if that call still runs.
     /// Called under the lock.
@@ -241,24 +250,23 @@ extension ViewModel {
         }
     }
 
-    /// Keeps in `leaving` the entries of `released` that another thread is calling, and moves the entries of
-    /// `leaving` whose calls are over into `released`, which the caller lets go of after unlocking. Called under the
-    /// lock.
+    /// Keeps in `leaving` the entries of `released` that a thread is calling, marking those calls as waited for,
+    /// and moves the entries of `leaving` whose calls are over into `released`, which the caller lets go of after
+    /// unlocking. Called under the lock.
     ///
     /// - Returns: Whether an entry joined `leaving`: the caller forgets it once its call is over.
     @usableFromInline
     final func keepCallsInProgress(of released: inout ReleasedSubscribers<State>) -> Bool {
         var over = ReleasedSubscribers<State>.none
         leaving.removeAll { entry in
-            guard entry.slot.holder == 0 else { return false }
+            // Marked again: a call that began since the entry left (one that finds it ended) reports its end too.
+            guard !entry.slot.markWaitedFor() else { return false }
             over.append(entry)
             return true
         }
-        let thread = currentThread
         var joined = false
         released.forEach { entry in
-            let holder = entry.slot.holder
-            guard holder != 0, holder != thread, !leaving.contains(where: { $0 === entry }) else { return }
+            guard !leaving.contains(where: { $0 === entry }), entry.slot.markWaitedFor() else { return }
             leaving.append(entry)
             joined = true
         }
@@ -266,12 +274,61 @@ extension ViewModel {
         return joined
     }
 
-    /// Lets go of the entries of `leaving` whose calls are over.
+    /// Waits until the call that another thread runs for `predecessor`, an entry of the same target let go of, has
+    /// returned, before this thread renders the first states into `successor`, which it owns. Where waiting for that
+    /// call could never end, hands `successor` over to the thread that ends it. Called with no lock held.
+    ///
+    /// - Returns: `true` if `successor` was handed over: the caller renders nothing.
+    @inlinable
+    final func handedOver(_ successor: SubscriptionRecord<State>, after predecessor: SubscriptionRecord<State>?) -> Bool {
+        guard let predecessor, !predecessor.slot.waitForRunningCall() else { return false }
+        return handOver(successor, after: predecessor)
+    }
+
+    /// Hands `successor`, which this thread owns, over to the thread running `predecessor`'s call.
+    ///
+    /// - Returns: `false` if that call is over: this thread renders `successor` itself.
+    @usableFromInline
+    final func handOver(_ successor: SubscriptionRecord<State>, after predecessor: SubscriptionRecord<State>) -> Bool {
+        withLockUnlessInTransaction { handOverUnderLock(successor, after: predecessor) }
+    }
+
+    /// ``handOver(_:after:)``, called under the lock.
+    @usableFromInline
+    final func handOverUnderLock(
+        _ successor: SubscriptionRecord<State>, after predecessor: SubscriptionRecord<State>
+    ) -> Bool {
+        guard predecessor.slot.markWaitedFor() else { return false }
+        // Held in the name of the thread that will render it, so that a cancel meanwhile waits for that thread.
+        successor.slot.hold(for: predecessor.slot.holder)
+        successor.deliveredVersion = 0
+        handOvers.append((predecessor, successor))
+        return true
+    }
+
+    /// Lets go of the entries of `leaving` whose calls are over, and renders the subscriptions handed over after
+    /// them. Called with no lock held, by a thread that ended a call that others wait for, or that let go of an entry
+    /// under call.
     @usableFromInline
     final func forgetFinishedCalls() {
         var over = ReleasedSubscribers<State>.none
-        withLockUnlessInTransaction { _ = keepCallsInProgress(of: &over) }
+        let thread = currentThread
+        let successors = withLockUnlessInTransaction { () -> ContiguousArray<SubscriptionRecord<State>> in
+            _ = keepCallsInProgress(of: &over)
+            // A thread inside a transaction of this model renders nothing: the one ending the call will.
+            guard !handOvers.isEmpty, transactionOwner.load(ordering: .relaxed) != thread else { return [] }
+            var ready: ContiguousArray<SubscriptionRecord<State>> = []
+            handOvers.removeAll { pair in
+                guard pair.predecessor.slot.holder == 0 else { return false }
+                pair.successor.slot.hold(for: thread)
+                ready.append(pair.successor)
+                over.append(pair.predecessor)
+                return true
+            }
+            return ready
+        }
         _ = consume over
+        for successor in successors { catchUp(successor, isClaimed: true) }
     }
 
     /// Drops the entries of deallocated subscribers, and lets go of them after unlocking.

@@ -55,8 +55,7 @@ extension ViewModel {
         case .afterRunningCall:
             catchUp(kept ?? subscriber, isClaimed: false)
         case .now(let state, let version, let predecessor):
-            predecessor?.waitForCallToEnd()
-            _ = consume predecessor
+            guard !handedOver(subscriber, after: predecessor) else { break }
             renderFirstStates((state, version), into: subscriber, of: target)
         }
         return kept ?? subscriber
@@ -106,7 +105,10 @@ extension ViewModel {
             subscriber.call(target, state, version: version, isTracing: traceFlag.isOn)
             pending = nextFirstState(for: subscriber, wasWaitedFor: &wasWaitedFor)
         }
-        if wasWaitedFor { CallWaiting.wakeAll() }
+        if wasWaitedFor {
+            CallWaiting.wakeAll()
+            forgetFinishedCalls()
+        }
     }
 
     /// The next state to render into `subscriber`, which this thread owns, while it catches up with the model; or

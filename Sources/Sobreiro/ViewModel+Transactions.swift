@@ -149,7 +149,7 @@ extension ViewModel {
         var isLeaving = false
         let result = withLockUnlessInTransaction { () -> R in
             let result = body(&released)
-            if !leaving.isEmpty || released.isCalled(byOtherThanThread: currentThread) {
+            if !leaving.isEmpty || released.isCalled {
                 isLeaving = keepCallsInProgress(of: &released)
             }
             if !released.isEmpty, transactionOwner.load(ordering: .relaxed) == currentThread {

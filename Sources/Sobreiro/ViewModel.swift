@@ -101,11 +101,18 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @usableFromInline
     final let deliveringThread = Atomic<UInt>(0)
 
-    /// Entries let go of while another thread called them, kept until those calls are over: a new subscription
-    /// of the same target renders only after them (see `add`). Guarded by `lock`.
+    /// Entries let go of while a thread called them, kept until those calls are over: a new subscription of the
+    /// same target renders only after them (see `ViewModel+Delivery.swift`). Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
     final var leaving: ContiguousArray<SubscriptionRecord<State>> = []
+
+    /// New subscriptions whose first render waits for the end of a call of a `leaving` entry, where the subscribing
+    /// thread could not wait for it: the thread that ends that call renders them. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var handOvers: ContiguousArray<(predecessor: SubscriptionRecord<State>, successor: SubscriptionRecord<State>)> =
+        []
 
     /// The trace's switch, kept here so that a write reads it in two loads rather than an accessor call.
     @usableFromInline

@@ -1,0 +1,496 @@
+import Dispatch
+import Foundation
+import Sobreiro
+import SobreiroPrimitives
+import Synchronization
+import TestSupport
+import Testing
+
+/// D3 for a target subscribed again while a thread still calls the entry it had: each test controls the
+/// interleaving with gates inside renders.
+@Suite("Subscribing a target again while a thread still calls its removed entry")
+struct ResubscribeDuringCallTests {
+    /// A render that ends its own subscription (unsubscribing itself, or cancelling its token) and keeps running;
+    /// another thread subscribes the same view meanwhile, and must wait for that render.
+    @Test("D3: a render that unsubscribes itself, then another thread subscribes the view", arguments: [false, true])
+    func selfRemovalThenResubscribe(viaToken: Bool) async {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let box = Locked<ProbeView<Counter>?>(nil)
+        let tokenBox = Locked<StateSubscription?>(nil)
+        let view = ProbeView<Counter> { state in
+            guard state.count == 1, once.exchange(false, ordering: .relaxed), let me = box.withLock({ $0 }) else {
+                return
+            }
+            if viaToken { tokenBox.withLock { $0 }?.cancel() } else { model.unsubscribe(view: me) }
+            gate.pause()
+        }
+        box.withLock { $0 = view }
+        let token = model.subscribe(view: view)
+        tokenBox.withLock { $0 = token }
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        await gate.waitUntilPaused()
+        #expect(model.subscriberCount == 0)
+        let subscriber = onAnotherThread { model.subscribe(view: view) }
+        let returnedWhileHeld = await signalled(subscriber, within: 3)
+        gate.release()
+        await expectSignalled(writer)
+        if !returnedWhileHeld { await expectSignalled(subscriber) }
+        #expect(!returnedWhileHeld, "the subscribe returned while the old render was still running")
+        #expect(view.overlappingRenders == 0)
+        box.withLock { $0 = nil }
+        tokenBox.withLock { $0 = nil }
+    }
+
+    /// The new subscriber runs a transaction of another model m2, and the old render, once released, writes m2:
+    /// the subscriber cannot wait for that render, which waits for it, so the render's thread renders the new
+    /// subscription once it returns.
+    @Test("D3: a subscriber in another model's transaction that the old render writes", arguments: [false, true])
+    func subscriberInOtherTransaction(nestedInSameModelTransaction: Bool) async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let view = ProbeView<Counter> { s in
+            if s.count == 1, once.exchange(false, ordering: .relaxed) {
+                gate.pause()
+                m2.write { $0.label = "from view" }
+            }
+        }
+        m1.subscribe(view: view)
+        let writer = onAnotherThread { m1.write { $0.count = 1 } }
+        await gate.waitUntilPaused()
+        let remover = onAnotherThread { m1.unsubscribe(view: view) }
+        await expectEventually { m1.subscriberCount == 0 }
+        let subscriber = onAnotherThread {
+            m2.write {
+                if nestedInSameModelTransaction {
+                    m1.write {
+                        m1.subscribe(view: view)
+                        $0.label = "again"
+                    }
+                } else {
+                    m1.subscribe(view: view)
+                }
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(300))  // the subscriber waits for the old render, holding m2's lock
+        gate.release()
+        let finished = await signalled(writer, within: 10)
+        let subscribed = await signalled(subscriber, within: 10)
+        await expectSignalled(remover)
+        #expect(finished && subscribed)
+        #expect(view.overlappingRenders == 0)
+        #expect(view.history.last == m1.state)
+    }
+
+    /// Two views crossing. v1's old render (deliverer of m1) subscribes v2 into m2 again, while v2's old
+    /// render (deliverer of m2) subscribes v1 into m1 again; both old entries were removed meanwhile.
+    @Test("D3: two views crossing, each old render resubscribing the other")
+    func crossingResubscribes() async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let g1 = RenderGate()
+        let g2 = RenderGate()
+        let once1 = Atomic<Bool>(true)
+        let once2 = Atomic<Bool>(true)
+        let box1 = Locked<ProbeView<Counter>?>(nil)
+        let box2 = Locked<ProbeView<Counter>?>(nil)
+        let v1 = ProbeView<Counter> { s in
+            guard s.count == 1, once1.exchange(false, ordering: .relaxed), let v2 = box2.withLock({ $0 }) else {
+                return
+            }
+            g1.pause()
+            m2.subscribe(view: v2)
+        }
+        let v2 = ProbeView<Counter> { s in
+            guard s.count == 1, once2.exchange(false, ordering: .relaxed), let v1 = box1.withLock({ $0 }) else {
+                return
+            }
+            g2.pause()
+            m1.subscribe(view: v1)
+        }
+        box1.withLock { $0 = v1 }
+        box2.withLock { $0 = v2 }
+        m1.subscribe(view: v1)
+        m2.subscribe(view: v2)
+        let w1 = onAnotherThread { m1.write { $0.count = 1 } }
+        await g1.waitUntilPaused()
+        let w2 = onAnotherThread { m2.write { $0.count = 1 } }
+        await g2.waitUntilPaused()
+        let r1 = onAnotherThread { m1.unsubscribe(view: v1) }
+        let r2 = onAnotherThread { m2.unsubscribe(view: v2) }
+        await expectEventually { m1.subscriberCount == 0 && m2.subscriberCount == 0 }
+        g1.release()
+        try? await Task.sleep(for: .milliseconds(300))  // v1's old render now waits for v2's old render
+        g2.release()
+        var all = true
+        for done in [w1, w2, r1, r2] { all = await signalled(done, within: 10) && all }
+        #expect(all, "deadlock")
+        #expect(v1.overlappingRenders == 0 && v2.overlappingRenders == 0)
+        box1.withLock { $0 = nil }
+        box2.withLock { $0 = nil }
+    }
+
+    /// Thread D renders the view's first state (held); R unsubscribes it; the writer W becomes the deliverer and
+    /// another view's render subscribes the view again: the new entry is not rendered while D is inside the old
+    /// render.
+    @Test("D3: a re-subscribe from inside a render on the deliverer's thread")
+    func inNextRoundResubscribe() async {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let onceV = Atomic<Bool>(true)
+        let v = ProbeView<Counter> { s in
+            if s.count == 0, onceV.exchange(false, ordering: .relaxed) { gate.pause() }
+        }
+        let vBox = Locked<ProbeView<Counter>?>(v)
+        let onceX = Atomic<Bool>(true)
+        let x = ProbeView<Counter> { s in
+            if s.count == 1, onceX.exchange(false, ordering: .relaxed), let v = vBox.withLock({ $0 }) {
+                model.subscribe(view: v)
+            }
+        }
+        model.subscribe(view: x)
+        let d = onAnotherThread { model.subscribe(view: v) }
+        await gate.waitUntilPaused()
+        let r = onAnotherThread { model.unsubscribe(view: v) }
+        await expectEventually { model.subscriberCount == 1 }
+        let w = onAnotherThread { model.write { $0.count = 1 } }
+        let writerReturnedWhileHeld = await signalled(w, within: 3)
+        gate.release()
+        var all = true
+        for done in [d, r] { all = await signalled(done, within: 10) && all }
+        if !writerReturnedWhileHeld { all = await signalled(w, within: 10) && all }
+        #expect(all)
+        #expect(v.overlappingRenders == 0)
+        vBox.withLock { $0 = nil }
+    }
+
+    final class Canary: Sendable {
+        func touch() {}
+    }
+
+    /// An unsubscribe that cannot wait for the handler's running call (the call writes a model whose transaction
+    /// the unsubscribe runs in): the model lets go of the handler, and its captures, once that call ends, not at
+    /// some later change of its subscriber list.
+    @Test("R5: a handler let go of during its call, by an unsubscribe that cannot wait, goes when that call ends")
+    func leavingKeepsHandlerAlive() async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let follower = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let weakCanary = WeakBox()
+        do {
+            let canary = Canary()
+            weakCanary.set(canary)
+            let token = follower.subscribe(to: m1) { (s: Counter) in
+                canary.touch()
+                if s.count == 1, once.exchange(false, ordering: .relaxed) {
+                    gate.pause()
+                    m2.write { $0.label = "from handler" }
+                }
+            }
+            _ = token
+        }
+        let writer = onAnotherThread { m1.write { $0.count = 1 } }
+        await gate.waitUntilPaused()
+        let remover = onAnotherThread { m2.write { follower.unsubscribe(from: m1) } }
+        try? await Task.sleep(for: .milliseconds(300))  // the remover waits for the handler, holding m2's lock
+        gate.release()
+        let all1 = await signalled(writer, within: 10)
+        let all2 = await signalled(remover, within: 10)
+        try? await Task.sleep(for: .milliseconds(200))
+        let aliveAfterCallEnded = weakCanary.isAlive
+        let other = ProbeView<Counter>()
+        m1.subscribe(view: other)  // any change of m1's list forgets finished calls
+        let aliveAfterListChange = weakCanary.isAlive
+        #expect(all1 && all2)
+        #expect(!aliveAfterCallEnded, "the handler's captures outlived its unsubscribe and its last call")
+        #expect(!aliveAfterListChange)
+    }
+
+    final class WeakBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private weak var value: AnyObject?
+        func set(_ object: AnyObject) { lock.withLock { value = object } }
+        var isAlive: Bool { lock.withLock { value != nil } }
+    }
+
+    enum OldRenderAction: String, CaseIterable, Sendable {
+        case unsubscribe, subscribeAgain, write, unsubscribeAndSubscribe
+    }
+
+    /// While the new subscriber waits for the old entry's call, that call (a delivery, or a first
+    /// render of another subscribing thread) unsubscribes the view, subscribes it again, writes the model, or both.
+    @Test(
+        "D3: the old call acts on the model while the new subscriber waits",
+        arguments: OldRenderAction.allCases, [false, true]
+    )
+    func oldCallActs(action: OldRenderAction, subscriberInTransaction: Bool) async {
+        for oldIsFirstRender in [false, true] {
+            let model = CounterModel()
+            let gate = RenderGate()
+            let once = Atomic<Bool>(true)
+            let box = Locked<ProbeView<Counter>?>(nil)
+            let trigger = oldIsFirstRender ? 0 : 1
+            let view = ProbeView<Counter> { s in
+                guard s.count == trigger, once.exchange(false, ordering: .relaxed), let me = box.withLock({ $0 })
+                else { return }
+                gate.pause()
+                switch action {
+                case .unsubscribe: model.unsubscribe(view: me)
+                case .subscribeAgain: model.subscribe(view: me)
+                case .write: model.write { $0.count = 7 }
+                case .unsubscribeAndSubscribe:
+                    model.unsubscribe(view: me)
+                    model.subscribe(view: me)
+                    model.write { $0.count = 8 }
+                }
+            }
+            box.withLock { $0 = view }
+            let first: DispatchSemaphore
+            if oldIsFirstRender {
+                first = onAnotherThread { model.subscribe(view: view) }
+            } else {
+                model.subscribe(view: view)
+                first = onAnotherThread { model.write { $0.count = 1 } }
+            }
+            await gate.waitUntilPaused()
+            let remover = onAnotherThread { model.unsubscribe(view: view) }
+            await expectEventually { model.subscriberCount == 0 }
+            let subscriber = onAnotherThread {
+                if subscriberInTransaction {
+                    model.write {
+                        model.subscribe(view: view)
+                        $0.label = "again"
+                    }
+                } else {
+                    model.subscribe(view: view)
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+            gate.release()
+            var all = true
+            for done in [first, remover, subscriber] { all = await signalled(done, within: 10) && all }
+            let subscribed = model.subscriberCount
+            let history = view.history
+            // If the view is still subscribed it must be current (D4); D3: no overlap, no older after newer.
+            let counts = history.map(\.count)
+            let backwards = zip(counts, counts.dropFirst()).contains { $0 > $1 }
+            #expect(all, "deadlock \(action) \(subscriberInTransaction) \(oldIsFirstRender)")
+            #expect(view.overlappingRenders == 0, "\(action) \(subscriberInTransaction) \(oldIsFirstRender)")
+            #expect(!backwards, "\(action) \(subscriberInTransaction) \(oldIsFirstRender): \(counts)")
+            if subscribed == 1 {
+                #expect(history.last == model.state, "\(action) \(subscriberInTransaction) \(oldIsFirstRender)")
+            }
+            box.withLock { $0 = nil }
+        }
+    }
+}
+
+struct RefollowCount: ViewState {
+    var count: Int
+}
+
+/// Overlap counter for handlers.
+final class RefollowOverlap: Sendable {
+    private let inFlight = Atomic<Int>(0)
+    private let overlaps = Atomic<Int>(0)
+    var count: Int { overlaps.load(ordering: .relaxed) }
+    func enter() {
+        if inFlight.add(1, ordering: .acquiringAndReleasing).newValue > 1 { overlaps.add(1, ordering: .relaxed) }
+    }
+    func leave() { inFlight.subtract(1, ordering: .acquiringAndReleasing) }
+}
+
+/// The paths named in the brief that the fix should cover: projections, follower models, the token's cancel.
+@Suite("Following again while a thread still calls the removed entry: projections, followers, tokens")
+struct RefollowDuringCallTests {
+    enum Path: String, CaseIterable, Sendable {
+        /// A view following `model.map(\.count)`, removed by its token on another thread, subscribed again to the
+        /// same projection instance.
+        case viewOfProjection
+        /// A follower model's handler (`subscribe(to:onChange:)`), removed with `unsubscribe(from:)`.
+        case followerModel
+        /// A follower model's handler of a projection, removed by its token, subscribed again to the same
+        /// projection instance.
+        case followerOfSameProjection
+    }
+
+    @Test("D3: a removed entry's call is waited for by the new subscription", arguments: Path.allCases)
+    func covered(path: Path) async {
+        let model = CounterModel()
+        let follower = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let overlap = RefollowOverlap()
+        let calls = Locked<[Int]>([])
+        let body: @Sendable (Int) -> Void = { count in
+            overlap.enter()
+            calls.withLock { $0.append(count) }
+            if count == 1, once.exchange(false, ordering: .relaxed) { gate.pause() }
+            overlap.leave()
+        }
+        let view = ProbeView<RefollowCount> { c in body(c.count) }
+        let projection = model.map { RefollowCount(count: $0.count) }
+        let token: StateSubscription
+        switch path {
+        case .viewOfProjection: token = projection.subscribe(view: view)
+        case .followerModel: token = follower.subscribe(to: model) { (s: Counter) in body(s.count) }
+        case .followerOfSameProjection:
+            token = follower.subscribe(to: projection) { (c: RefollowCount) in body(c.count) }
+        }
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        await gate.waitUntilPaused()
+        let remover = onAnotherThread {
+            if path == .followerModel { follower.unsubscribe(from: model) } else { token.cancel() }
+        }
+        await expectEventually { model.subscriberCount == 0 }
+        let subscriber = onAnotherThread {
+            switch path {
+            case .viewOfProjection: projection.subscribe(view: view)
+            case .followerModel: follower.subscribe(to: model) { (s: Counter) in body(s.count) }
+            case .followerOfSameProjection: follower.subscribe(to: projection) { (c: RefollowCount) in body(c.count) }
+            }
+        }
+        let returnedWhileHeld = await signalled(subscriber, within: 3)
+        gate.release()
+        for done in [writer, remover] { await expectSignalled(done) }
+        if !returnedWhileHeld { await expectSignalled(subscriber) }
+        #expect(!returnedWhileHeld, "\(path)")
+        #expect(overlap.count == 0, "\(path)")
+    }
+}
+
+extension ResubscribeDuringCallTests {
+    /// As the subscriber in another model's transaction, with a newer state committed before the re-subscribe: the
+    /// render that the view finishes last is of the newest state.
+    @Test("D3, D4: a subscriber that cannot wait for the old render ends the view on the newest state")
+    func cutShortEndsOnOlderState() async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let completed = Locked<[Int]>([])
+        let view = ProbeView<Counter> { s in
+            if s.count == 1, once.exchange(false, ordering: .relaxed) {
+                gate.pause()
+                m2.write { $0.label = "from view" }
+            }
+            completed.withLock { $0.append(s.count) }  // what the view "shows": the last render to finish
+        }
+        m1.subscribe(view: view)
+        let writer = onAnotherThread { m1.write { $0.count = 1 } }
+        await gate.waitUntilPaused()
+        let remover = onAnotherThread { m1.unsubscribe(view: view) }
+        await expectEventually { m1.subscriberCount == 0 }
+        m1.write { $0.count = 2 }  // returns at once: the held deliverer takes the round
+        let subscriber = onAnotherThread { m2.write { m1.subscribe(view: view) } }
+        try? await Task.sleep(for: .milliseconds(300))
+        gate.release()
+        var all = true
+        for done in [writer, remover, subscriber] { all = await signalled(done, within: 10) && all }
+        let shown = completed.withLock { $0 }
+        #expect(all)
+        #expect(view.overlappingRenders == 0)
+        #expect(shown.last == m1.state.count, "the view ends on an older state than the model's (D3/D4)")
+    }
+}
+
+/// Calls `onDeinit` when released.
+final class RefollowDeinitProbe: Sendable {
+    let onDeinit: @Sendable () -> Void
+    init(onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
+    func touch() {}
+}
+
+extension ResubscribeDuringCallTests {
+    /// A handler let go of while its call runs, whose captures' `deinit` uses the model: it runs with the model's
+    /// lock released, whether a later change of the list is made plainly or inside a transaction of the model.
+    @Test(
+        "D1: a handler let go of during its call has its captures released with no lock held", arguments: [false, true])
+    func leavingReleaseOutsideLock(sweepInTransaction: Bool) async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let follower = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let deinitRan = Atomic<Bool>(false)
+        do {
+            let probe = RefollowDeinitProbe {
+                m1.write { $0.label = "deinit" }
+                _ = m1.subscriberCount
+                deinitRan.store(true, ordering: .relaxed)
+            }
+            follower.subscribe(to: m1) { (s: Counter) in
+                probe.touch()
+                if s.count == 1, once.exchange(false, ordering: .relaxed) {
+                    gate.pause()
+                    m2.write { $0.label = "from handler" }
+                }
+            }
+        }
+        let writer = onAnotherThread { m1.write { $0.count = 1 } }
+        await gate.waitUntilPaused()
+        let remover = onAnotherThread { m2.write { follower.unsubscribe(from: m1) } }
+        try? await Task.sleep(for: .milliseconds(300))
+        gate.release()
+        let a = await signalled(writer, within: 10)
+        let b = await signalled(remover, within: 10)
+        try? await Task.sleep(for: .milliseconds(200))
+        let other = ProbeView<Counter>()
+        let sweeper = onAnotherThread {
+            if sweepInTransaction {
+                m1.write {
+                    m1.subscribe(view: other); $0.count = 5
+                }
+            } else {
+                m1.subscribe(view: other)
+            }
+        }
+        let swept = await signalled(sweeper, within: 10)
+        #expect(a && b && swept, "deadlock")
+        let ran = deinitRan.load(ordering: .relaxed)
+        #expect(ran)
+    }
+}
+
+extension ResubscribeDuringCallTests {
+    /// The new subscription is made inside a transaction (so its token exists before its first render, which
+    /// waits for the old call after the unlock); the old render cancels that new token while the subscriber waits.
+    @Test("D3: the old render cancels the waiting new subscription's token")
+    func oldRenderCancelsNewToken() async {
+        let model = CounterModel()
+        let gate = RenderGate()
+        let once = Atomic<Bool>(true)
+        let newToken = Locked<StateSubscription?>(nil)
+        let view = ProbeView<Counter> { s in
+            guard s.count == 1, once.exchange(false, ordering: .relaxed) else { return }
+            gate.pause()
+            newToken.withLock { $0 }?.cancel()
+        }
+        model.subscribe(view: view)
+        let writer = onAnotherThread { model.write { $0.count = 1 } }
+        await gate.waitUntilPaused()
+        let remover = onAnotherThread { model.unsubscribe(view: view) }
+        await expectEventually { model.subscriberCount == 0 }
+        let subscriber = onAnotherThread {
+            model.write {
+                let token = model.subscribe(view: view)
+                newToken.withLock { $0 = token }
+                $0.label = "again"
+            }
+        }
+        await expectEventually { newToken.withLock { $0 } != nil }
+        try? await Task.sleep(for: .milliseconds(200))
+        gate.release()
+        var all = true
+        for done in [writer, remover, subscriber] { all = await signalled(done, within: 10) && all }
+        #expect(all, "deadlock")
+        #expect(view.overlappingRenders == 0)
+        newToken.withLock { $0 = nil }
+    }
+}
