@@ -280,7 +280,8 @@ extension ViewModel {
     ///
     /// - Returns: `true` if `successor` was handed over: the caller renders nothing.
     @inlinable
-    final func handedOver(_ successor: SubscriptionRecord<State>, after predecessor: SubscriptionRecord<State>?) -> Bool {
+    final func handedOver(_ successor: SubscriptionRecord<State>, after predecessor: SubscriptionRecord<State>?) -> Bool
+    {
         guard let predecessor, !predecessor.slot.waitForRunningCall() else { return false }
         return handOver(successor, after: predecessor)
     }

@@ -111,8 +111,9 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     /// thread could not wait for it: the thread that ends that call renders them. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
-    final var handOvers: ContiguousArray<(predecessor: SubscriptionRecord<State>, successor: SubscriptionRecord<State>)> =
-        []
+    final var handOvers:
+        ContiguousArray<(predecessor: SubscriptionRecord<State>, successor: SubscriptionRecord<State>)> =
+            []
 
     /// The trace's switch, kept here so that a write reads it in two loads rather than an accessor call.
     @usableFromInline
