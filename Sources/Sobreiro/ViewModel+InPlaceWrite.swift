@@ -38,22 +38,25 @@ extension ViewModel {
 ///
 /// Every access reaches the one state that the transaction builds, at the moment it is made. So a transaction
 /// started between two of them (through a method of the model that writes) joins this one, and the next access sees
-/// its change. Accesses to different members may overlap, as those to the stored properties of one struct may:
-/// `swap(&draft.items, &draft.archive)`, `draft.pin? += draft.step`, or `draft.items.removeAll { $0 == draft.limit }`.
-/// Only code that runs *during* a member's change (a closure passed to the member's mutating method, a lazy
-/// collection, an effect's `reduce`, a subscriber of another model written from there) must leave that member, the
-/// whole state and the model's transactions alone: reading or changing the member under change, reading
-/// ``ViewModel/state`` or ``whole``, or writing through a method would overlap the change, which Swift's rule of
-/// exclusive access forbids, and stops the program with a message that names the fix. (Release builds do not look
-/// for the member under change: there such a read gets a copy that shares storage with the change in progress.)
-/// Read what such code needs first:
+/// its change.
+///
+/// Accesses to the draft may not overlap, as those to a stored property of a class may not: while one member is
+/// being changed, code that runs *during* that change (a closure passed to the member's mutating method, a lazy
+/// collection, an effect's `reduce`, a subscriber of another model written from there) must leave the state alone.
+/// Reading or changing any member, ``whole`` or ``ViewModel/state``, or writing through a method of the model that
+/// changes the state, would overlap the change, and stops the program, in every build, with a message that names the
+/// fix: read what such code needs first, and write after the change.
 ///
 /// ```swift
 /// model.write { draft in
-///     let limit = draft.items.count / 2
-///     draft.items.removeAll { $0 > limit }
+///     let limit = draft.limit
+///     draft.items.removeAll { $0 > limit }  // not { $0 > draft.limit }
+///     draft.pin = draft.pin.map { $0 + limit }  // not draft.pin? += draft.limit
 /// }
 /// ```
+///
+/// Two members changed at once, as with `swap(&draft.items, &draft.archive)`, overlap too: change them one after the
+/// other, or through a mutating method of the state on ``whole``.
 @dynamicMemberLookup
 public struct Draft<State: ViewState>: ~Copyable {
     @usableFromInline
@@ -68,12 +71,12 @@ public struct Draft<State: ViewState>: ~Copyable {
     @inlinable
     public subscript<Member>(dynamicMember path: WritableKeyPath<State, Member>) -> Member {
         get {
-            model.checkMemberFree(path)
+            model.checkNoDraftAccess()
             return model.current[keyPath: path]
         }
         nonmutating _modify {
-            model.checkMemberFree(path)
-            model.beginChange(of: path)
+            model.checkNoDraftAccess()
+            model.beginChange()
             defer { model.endChange() }
             yield &model.currentAddress.pointee[keyPath: path]
         }
@@ -82,7 +85,7 @@ public struct Draft<State: ViewState>: ~Copyable {
     /// A member of the state that is read only, such as a computed property.
     @inlinable
     public subscript<Member>(dynamicMember path: KeyPath<State, Member>) -> Member {
-        model.checkMemberFree(path)
+        model.checkNoDraftAccess()
         return model.current[keyPath: path]
     }
 
@@ -99,7 +102,7 @@ public struct Draft<State: ViewState>: ~Copyable {
         }
         nonmutating _modify {
             model.checkNoDraftAccess()
-            model.beginChange(of: nil)
+            model.beginChange()
             defer { model.endChange() }
             yield &model.currentAddress.pointee
         }
@@ -107,51 +110,27 @@ public struct Draft<State: ViewState>: ~Copyable {
 }
 
 extension ViewModel {
-    /// Starts a draft's change of the member at `path`, or of the whole state if `nil`.
-    ///
-    /// A method of the model, so that ThreadSanitizer sees the counter it writes as the model's own, guarded by its
-    /// lock. Debug builds also record the member, to catch a read or change of it that overlaps its change; release
-    /// builds never look at `path`, so that an optimized write never makes the key path an object.
+    /// Starts a draft's change of the state. A method of the model, so that ThreadSanitizer sees the counter it
+    /// writes as the model's own, guarded by its lock.
     @inlinable
     @inline(__always)
-    final func beginChange(of path: @autoclosure () -> AnyKeyPath?) {
-        #if DEBUG
-            changingMembers.append(path())
-        #endif
+    final func beginChange() {
         draftAccesses &+= 1
     }
 
-    /// Ends the change that ``beginChange(of:)`` started.
+    /// Ends the change that ``beginChange()`` started.
     @inlinable
     @inline(__always)
     final func endChange() {
-        #if DEBUG
-            changingMembers.removeLast()
-        #endif
         draftAccesses &-= 1
     }
 
-    /// Traps if a draft is changing a member of the state: reading or writing the whole state now would overlap that
-    /// change. Every read and write of the whole of `current` by the transaction's thread checks it.
+    /// Traps if a draft is changing the state: reading or writing any of it now would overlap that change. Every
+    /// read and write of `current` by the transaction's thread checks it.
     @inlinable
     @inline(__always)
     final func checkNoDraftAccess() {
         if _slowPath(draftAccesses != 0) { overlappedDraftAccess() }
-    }
-
-    /// Traps if reading or changing the member at `path` would overlap a draft's change: any change while a
-    /// transaction that joined this one during a member's change runs, and, in debug builds, a change of the same
-    /// member. A draft's accesses to other members may overlap, as accesses to the stored properties of one struct
-    /// may.
-    @inlinable
-    @inline(__always)
-    final func checkMemberFree(_ path: @autoclosure () -> AnyKeyPath) {
-        #if DEBUG
-            if draftAccesses != 0, changingMembers.contains(where: { $0 == nil || $0 == path() }) {
-                overlappedDraftAccess()
-            }
-        #endif
-        if _slowPath(joinedDuringDraftAccess != 0) { overlappedDraftAccess() }
     }
 
     @usableFromInline
@@ -161,8 +140,9 @@ extension ViewModel {
             """
             The state of \(type(of: self)) was read or written while write { $0 … } was changing one of its members, \
             from code that runs during that change: a closure passed to the member's mutating method, a lazy \
-            collection, an effect's reduce, or a subscriber called from there. Read what that code needs before the \
-            change, and write after it; in an effect's reduce, change the state through its argument only.
+            collection, an effect's reduce, a subscriber called from there, or a second member changed at once (as \
+            with swap). Read what that code needs before the change, and write after it; in an effect's reduce, \
+            change the state through its argument only.
             """
         )
     }

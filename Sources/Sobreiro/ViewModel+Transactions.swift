@@ -70,13 +70,9 @@ extension ViewModel {
     /// if it throws.
     @inlinable
     final func performNested<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
-        // Joined while a draft changes a member, `body` cannot touch the state (that traps), so it has none to roll
-        // back; and reading it now would copy a member mid-change.
-        if _slowPath(draftAccesses != 0) {
-            joinedDuringDraftAccess &+= 1
-            defer { joinedDuringDraftAccess &-= 1 }
-            return try body()
-        }
+        // Joined while a draft changes the state, `body` cannot touch it (that traps), so it has none to roll back;
+        // and reading it now would copy a member mid-change.
+        if _slowPath(draftAccesses != 0) { return try body() }
         var saved = current
         do throws(E) {
             return try body()

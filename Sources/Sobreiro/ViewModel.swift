@@ -68,24 +68,11 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @exclusivity(unchecked)
     final var version: UInt64 = 1
 
-    /// How many accesses of a ``Draft`` to a member of `current` are under way. While one is, only other members may be
-    /// read or changed, by the same transaction (see ``Draft``). Guarded by `lock`.
+    /// How many accesses of a ``Draft`` to `current` are under way. While one is, nothing else may read or change the
+    /// state (see ``Draft``). Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
     final var draftAccesses = 0
-
-    #if DEBUG
-        /// The members that the draft accesses under way are changing, `nil` for the whole state. Guarded by `lock`.
-        @usableFromInline
-        @exclusivity(unchecked)
-        final var changingMembers: [AnyKeyPath?] = []
-    #endif
-
-    /// How many transactions joined this one while a draft was changing a member: while one runs, nothing may read or
-    /// write `current`. Guarded by `lock`.
-    @usableFromInline
-    @exclusivity(unchecked)
-    final var joinedDuringDraftAccess = 0
 
     /// Guarded by `lock`.
     @usableFromInline

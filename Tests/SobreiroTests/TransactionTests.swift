@@ -181,31 +181,81 @@ struct TransactionTests {
         #expect(message.contains("was read or written while write { $0 … } was changing one of its members"))
     }
 
-    // Release builds do not look for the member under change: recording it would cost every write.
-    #if DEBUG
-        @Test("T4: in debug builds, a read of the member that the draft is changing, from code running in it, traps")
-        func readingTheMemberUnderChangeTraps() async throws {
-            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let model = ListModel()
-                model.update { Listing(items: [1, 2, 3], limit: 2) }
-                model.write { draft in
-                    draft.items.removeAll { _ in draft.items.count > 2 }
+    @Test("T4: a read of the member that the draft is changing, from code running in it, traps")
+    func readingTheMemberUnderChangeTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = ListModel()
+            model.update { Listing(items: [1, 2, 3], limit: 2) }
+            model.write { draft in
+                draft.items.removeAll { _ in draft.items.count > 2 }
+            }
+        }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("Read what that code needs before the change"))
+    }
+
+    /// Replacing the member under change would free the storage that the change still writes to: in optimized
+    /// builds too, it traps rather than corrupt memory.
+    @Test(
+        "T5: a change of the member that the draft is changing, or of the whole state it changes, from code running in it, traps",
+        arguments: [false, true]
+    )
+    func changingTheMemberUnderChangeTraps(throughWhole: Bool) async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [throughWhole] in
+            let model = ListModel()
+            model.update { Listing(items: [1, 2, 3], limit: 2) }
+            model.write { draft in
+                if throughWhole {
+                    draft.whole.items.removeAll { _ in
+                        draft.limit = 0
+                        return false
+                    }
+                } else {
+                    draft.items.removeAll { item in
+                        draft.items = []
+                        return item == 1
+                    }
                 }
             }
-            let message = String(decoding: result.standardErrorContent, as: UTF8.self)
-            #expect(message.contains("Read what that code needs before the change"))
         }
-    #endif
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("Read what that code needs before the change, and write after it"))
+    }
 
-    @Test("T5: the draft's other members may be read and changed while one changes, as a struct's may")
-    func otherMembersMayOverlapAChange() {
+    @Test(
+        "T5: accesses to the draft may not overlap, as a class's stored property's may not: another member read during a change, or two members changed at once, trap",
+        arguments: [0, 1, 2]
+    )
+    func overlappingAccessesToOtherMembersTrap(shape: Int) async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [shape] in
+            let model = ListModel()
+            model.update { Listing(items: [1, 2, 3], limit: 2, extra: [9], pin: 0) }
+            model.write { draft in
+                switch shape {
+                case 0: draft.items.removeAll { $0 == draft.limit }
+                case 1: swap(&draft.items, &draft.extra)
+                default: draft.pin? += draft.limit
+                }
+            }
+        }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("Read what that code needs before the change, and write after it"))
+    }
+
+    @Test("T5: what code running during a change needs is read before it, and the other member written after it")
+    func readFirstThenChange() {
         let model = ListModel()
         model.update { Listing(items: [1, 2, 3], limit: 2, extra: [9], pin: 0) }
 
         model.write { draft in
-            draft.items.removeAll { $0 == draft.limit }  // reads another member during the change
-            swap(&draft.items, &draft.extra)  // two members changed at once
-            draft.pin? += draft.limit  // optional chaining reads the right side during the change
+            let limit = draft.limit
+            draft.items.removeAll { $0 == limit }
+            let items = draft.items
+            draft.items = draft.extra
+            draft.extra = items
+            draft.pin = draft.pin.map { $0 + limit }
         }
 
         #expect(model.state == Listing(items: [9], limit: 2, extra: [1, 3], pin: 2))
