@@ -141,8 +141,9 @@ extension ViewModel {
             The state of \(type(of: self)) was read or written while write { $0 … } was changing one of its members, \
             from code that runs during that change: a closure passed to the member's mutating method, a lazy \
             collection, an effect's reduce, a subscriber called from there, or a second member changed at once (as \
-            with swap). Read what that code needs before the change, and write after it; in an effect's reduce, \
-            change the state through its argument only.
+            with swap); or by the state's ==, while a transaction compared its new state with the last. Read what \
+            that code needs before the change, and write after it; in an effect's reduce, change the state through \
+            its argument only; keep == free of the model.
             """
         )
     }

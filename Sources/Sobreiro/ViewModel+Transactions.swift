@@ -32,8 +32,11 @@ extension ViewModel {
             do throws(E) {
                 result = try body()
                 // `committed` is still the state before the transaction: only transactions change it, under this
-                // lock. Comparing with it spares a copy of the state.
+                // lock. Comparing with it spares a copy of the state. The state's `==` may not touch the state, as
+                // code running during a draft's change may not: a change it made would not be committed.
+                beginChange()
                 changed = current != committed
+                endChange()
                 outcome = commitAndClaimDelivery(changed: changed, on: thread, replaced: &replaced)
             } catch {
                 var restored = committed

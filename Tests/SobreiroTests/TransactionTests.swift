@@ -244,6 +244,17 @@ struct TransactionTests {
         #expect(message.contains("Read what that code needs before the change, and write after it"))
     }
 
+    @Test("T6: a state whose == writes its model, while a transaction compares, traps rather than lose that change")
+    func equalityThatWritesTheModelTraps() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = ViewModel(initialState: SelfWritingEquality())
+            SelfWritingEquality.model = model
+            model.write { $0.count = 1 }
+        }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("keep == free of the model"))
+    }
+
     @Test("T5: what code running during a change needs is read before it, and the other member written after it")
     func readFirstThenChange() {
         let model = ListModel()
@@ -314,5 +325,16 @@ struct TransactionTests {
         model.write { $0.revision = 1 }
         model.write { $0.value = 2 }
         #expect(recorder.history.map(\.value) == [1, 2])
+    }
+}
+
+/// A state whose `==` writes its model: a change made there could not be committed.
+struct SelfWritingEquality: ViewState {
+    var count = 0
+    nonisolated(unsafe) static var model: ViewModel<SelfWritingEquality>?
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        model?.write { $0.count += 100 }
+        return lhs.count == rhs.count
     }
 }
