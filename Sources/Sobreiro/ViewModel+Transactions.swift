@@ -34,9 +34,10 @@ extension ViewModel {
                 // `committed` is still the state before the transaction: only transactions change it, under this
                 // lock. Comparing with it spares a copy of the state. The state's `==` may not touch the state, as
                 // code running during a draft's change may not: a change it made would not be committed.
-                beginChange()
+                // No draft access is under way once the body has returned.
+                draftAccesses = 1
                 changed = current != committed
-                endChange()
+                draftAccesses = 0
                 outcome = commitAndClaimDelivery(changed: changed, on: thread, replaced: &replaced)
             } catch {
                 var restored = committed
