@@ -48,6 +48,18 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
         caller.store(thread, ordering: .sequentiallyConsistent)
     }
 
+    /// Moves the slot, which a thread holds, to `thread`, keeping the mark that a thread waits for the call.
+    @inlinable
+    func rehold(for thread: UInt) {
+        var held = caller.load(ordering: .sequentiallyConsistent)
+        while true {
+            let (exchanged, original) = caller.compareExchange(
+                expected: held, desired: thread | held & 1, ordering: .sequentiallyConsistent)
+            if exchanged { return }
+            held = original
+        }
+    }
+
     /// Gives the slot up without waking anyone.
     ///
     /// - Returns: Whether a thread waits for the call to end: then call `CallWaiting.wakeAll()`, after

@@ -299,9 +299,11 @@ extension ViewModel {
     final func handOverUnderLock(
         _ successor: SubscriptionRecord<State>, after predecessor: SubscriptionRecord<State>
     ) -> Bool {
-        guard predecessor.slot.markWaitedFor() else { return false }
-        // Held in the name of the thread that will render it, so that a cancel meanwhile waits for that thread.
-        successor.slot.hold(for: predecessor.slot.holder)
+        let holder = predecessor.slot.holder
+        guard holder != 0, predecessor.slot.markWaitedFor() else { return false }
+        // Held in the name of the thread that will render it, so that a cancel meanwhile waits for that thread; a
+        // thread that waits for the successor already stays marked, so that the render's end wakes it.
+        successor.slot.rehold(for: holder)
         successor.deliveredVersion = 0
         handOvers.append((predecessor, successor))
         return true
@@ -320,8 +322,9 @@ extension ViewModel {
             guard !handOvers.isEmpty, transactionOwner.load(ordering: .relaxed) != thread else { return [] }
             var ready: ContiguousArray<SubscriptionRecord<State>> = []
             handOvers.removeAll { pair in
-                guard pair.predecessor.slot.holder == 0 else { return false }
-                pair.successor.slot.hold(for: thread)
+                // Marked again: a call that began since (one that finds the entry ended) reports its end too.
+                guard !pair.predecessor.slot.markWaitedFor() else { return false }
+                pair.successor.slot.rehold(for: thread)
                 ready.append(pair.successor)
                 over.append(pair.predecessor)
                 return true

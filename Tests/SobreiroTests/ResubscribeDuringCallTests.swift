@@ -494,3 +494,225 @@ extension ResubscribeDuringCallTests {
         newToken.withLock { $0 = nil }
     }
 }
+
+/// A new subscription handed over to the thread that ends the old entry's call, where its subscribing thread could not
+/// wait for that call.
+@Suite("Handing a new subscription over to the thread ending the old call")
+struct HandOverTests {
+    /// S, subscribed in a transaction of m2 that T's old render (which removed its own entry) writes, is handed over
+    /// to T. A cancel of S meanwhile waits for T, and returns once T has rendered S and given it up, also when T
+    /// finds m1's lock taken as it ends its call.
+    @Test(
+        "R5: a cancel of a subscription handed over to the thread ending the old render returns once that thread gave it up",
+        arguments: [false, true])
+    func cancelHandedOverSuccessorSelfRemoved(holdLock: Bool) async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let gate = RenderGate()
+        let gate2 = RenderGate()
+        let once = Atomic<Bool>(true)
+        let box = Locked<ProbeView<Counter>?>(nil)
+        let view = ProbeView<Counter> { s in
+            guard s.count == 1, once.exchange(false, ordering: .relaxed), let me = box.withLock({ $0 }) else {
+                return
+            }
+            m1.unsubscribe(view: me)
+            gate.pause()
+            m2.write { $0.label = "from view" }
+            gate2.pause()
+        }
+        box.withLock { $0 = view }
+        m1.subscribe(view: view)
+        let writer = onAnotherThread { m1.write { $0.count = 1 } }  // T
+        await gate.waitUntilPaused()
+        #expect(m1.subscriberCount == 0)
+        let tokenBox = Locked<StateSubscription?>(nil)
+        let subscriber = onAnotherThread {
+            m2.write {
+                let token = m1.subscribe(view: view)
+                tokenBox.withLock { $0 = token }
+                $0.label = "sub"
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(300))
+        gate.release()
+        await gate2.waitUntilPaused()
+        let subscribed = await signalled(subscriber, within: 10)
+        let canceller = onAnotherThread { tokenBox.withLock { $0 }?.cancel() }
+        let cancelReturnedEarly = await signalled(canceller, within: 0.5)
+        let lockGate = RenderGate()
+        var locker: DispatchSemaphore?
+        if holdLock {
+            locker = onAnotherThread { m1.write { lockGate.pause() } }
+            await lockGate.waitUntilPaused()
+        }
+        gate2.release()
+        try? await Task.sleep(for: .milliseconds(300))
+        if holdLock { lockGate.release() }
+        let w = await signalled(writer, within: 10)
+        var l = true
+        if let locker { l = await signalled(locker, within: 10) }
+        let c = cancelReturnedEarly ? true : await signalled(canceller, within: 5)
+        #expect(subscribed && w && l)
+        #expect(c, "the cancel of the handed-over subscription never returned")
+        box.withLock { $0 = nil }
+        tokenBox.withLock { $0 = nil }
+    }
+    /// While S, handed over to T, waits for T, another thread subscribes the same live view again: the live
+    /// subscription is kept and caught up after T's render of it.
+    @Test(
+        "V3: subscribing a handed-over view again returns after the thread it was handed to rendered it",
+        arguments: [false, true])
+    func resubscribeHandedOverView(holdLock: Bool) async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let gate = RenderGate()
+        let gate2 = RenderGate()
+        let once = Atomic<Bool>(true)
+        let box = Locked<ProbeView<Counter>?>(nil)
+        let view = ProbeView<Counter> { s in
+            guard s.count == 1, once.exchange(false, ordering: .relaxed), let me = box.withLock({ $0 }) else {
+                return
+            }
+            m1.unsubscribe(view: me)
+            gate.pause()
+            m2.write { $0.label = "from view" }
+            gate2.pause()
+        }
+        box.withLock { $0 = view }
+        m1.subscribe(view: view)
+        let writer = onAnotherThread { m1.write { $0.count = 1 } }  // T
+        await gate.waitUntilPaused()
+        let subscriber = onAnotherThread {
+            m2.write {
+                m1.subscribe(view: view); $0.label = "sub"
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(300))
+        gate.release()
+        await gate2.waitUntilPaused()
+        let subscribed = await signalled(subscriber, within: 10)
+        let again = onAnotherThread { m1.subscribe(view: view) }
+        let againEarly = await signalled(again, within: 0.5)
+        let lockGate = RenderGate()
+        var locker: DispatchSemaphore?
+        if holdLock {
+            locker = onAnotherThread { m1.write { lockGate.pause() } }
+            await lockGate.waitUntilPaused()
+        }
+        gate2.release()
+        try? await Task.sleep(for: .milliseconds(300))
+        if holdLock { lockGate.release() }
+        let w = await signalled(writer, within: 10)
+        var l = true
+        if let locker { l = await signalled(locker, within: 10) }
+        let a = againEarly ? true : await signalled(again, within: 5)
+        #expect(subscribed && w && l)
+        #expect(a, "the second subscribe of the live view never returned")
+        #expect(view.history.last == m1.state)
+        box.withLock { $0 = nil }
+    }
+    /// A follower's handler handed over to T and unsubscribed while held for T: the unsubscribe returns once T gave
+    /// it up, and the handler's captures go then.
+    @Test("R5: a handed-over handler unsubscribed while held returns, and its captures go, once its holder gave it up")
+    func handedOverHandlerUnsubscribed() async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let follower = CounterModel()
+        let gate = RenderGate()
+        let gate2 = RenderGate()
+        let once = Atomic<Bool>(true)
+        let weakCanary = ResubscribeDuringCallTests.WeakBox()
+        follower.subscribe(to: m1) { (s: Counter) in
+            guard s.count == 1, once.exchange(false, ordering: .relaxed) else { return }
+            follower.unsubscribe(from: m1)
+            gate.pause()
+            m2.write { $0.label = "from handler" }
+            gate2.pause()
+        }
+        let writer = onAnotherThread { m1.write { $0.count = 1 } }  // T
+        await gate.waitUntilPaused()
+        let subscriber = onAnotherThread {
+            let canary = ResubscribeDuringCallTests.Canary()
+            weakCanary.set(canary)
+            m2.write {
+                follower.subscribe(to: m1) { (_: Counter) in canary.touch() }
+                $0.label = "sub"
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(300))
+        gate.release()
+        await gate2.waitUntilPaused()
+        let subscribed = await signalled(subscriber, within: 10)
+        let unsub = onAnotherThread { follower.unsubscribe(from: m1) }
+        let unsubEarly = await signalled(unsub, within: 0.5)
+        let lockGate = RenderGate()
+        let locker = onAnotherThread { m1.write { lockGate.pause() } }
+        await lockGate.waitUntilPaused()
+        gate2.release()
+        try? await Task.sleep(for: .milliseconds(300))
+        lockGate.release()
+        let w = await signalled(writer, within: 10)
+        let l = await signalled(locker, within: 10)
+        let u = unsubEarly ? true : await signalled(unsub, within: 5)
+        #expect(subscribed && w && l)
+        #expect(u, "unsubscribe(from:) of the handed-over handler never returned")
+        #expect(!weakCanary.isAlive, "the handed-over handler's captures outlived its end and its last call")
+    }
+
+    /// Renders of m1 write m2; other threads subscribe views to m1 again inside m2's transactions (where they hand
+    /// over), unsubscribe them, and write m1. Nothing hangs, no view is entered twice or goes back, and every view
+    /// ends on m1's state once writes stop.
+    @Test(
+        "D3, D4: re-subscribes that hand over, racing writers and unsubscribes, never hang, overlap or go back",
+        arguments: Array(0..<3))
+    func handOverStress(run: Int) async {
+        let m1 = CounterModel()
+        let m2 = CounterModel()
+        let views = (0..<4).map { i in
+            ProbeView<Counter> { s in
+                if (s.count + i) % 3 == 0 { m2.write { $0.label = "v\(i) \(s.count)" } }
+            }
+        }
+        for v in views { m1.subscribe(view: v) }
+        let iterations = 5000
+        let writer = onAnotherThread {
+            for _ in 0..<iterations { m1.write { $0.count += 1 } }
+        }
+        let churners = (0..<2).map { c in
+            onAnotherThread {
+                var rng = SystemRandomNumberGenerator()
+                for n in 0..<iterations {
+                    let v = views[Int.random(in: 0..<views.count, using: &rng)]
+                    switch (n + c) % 4 {
+                    case 0: m1.unsubscribe(view: v)
+                    case 1:
+                        m2.write {
+                            m1.subscribe(view: v); $0.label = "c\(c)"
+                        }
+                    case 2:
+                        m1.write {
+                            m1.subscribe(view: v); $0.count += 1
+                        }
+                    default: m1.subscribe(view: v)
+                    }
+                }
+            }
+        }
+        var finished = await signalled(writer, within: 60)
+        for c in churners { finished = await signalled(c, within: 60) && finished }
+        #expect(finished, "hang")
+        guard finished else { return }
+        for v in views { m1.subscribe(view: v) }
+        m1.write { $0.count += 1 }
+        try? await Task.sleep(for: .milliseconds(300))
+        let state = m1.state
+        for (i, v) in views.enumerated() {
+            #expect(v.overlappingRenders == 0, "view \(i) overlapped")
+            #expect(v.history.last == state, "view \(i) ends on \(String(describing: v.history.last)) not \(state)")
+            let counts = v.history.map(\.count)
+            let backwards = zip(counts, counts.dropFirst()).filter { $0 > $1 }.count
+            #expect(backwards == 0, "view \(i) older after newer \(backwards) times")
+        }
+    }
+}
