@@ -9,7 +9,10 @@ extension StateSource {
     /// needed. Subscribing a view that is already subscribed keeps its subscription (see
     /// ``StateSource``, "Subscribing twice") and returns its token once the view has rendered the current value: if
     /// another thread is rendering it, this waits for that render, so a render must not block on the thread that
-    /// subscribes its view again.
+    /// subscribes its view again. The same wait holds for a view unsubscribed while another thread still renders
+    /// it; where that render waits for this thread (for the lock of a model whose transaction this thread runs),
+    /// `subscribe` returns at once instead, and the render's thread renders the current value into `view` as soon as
+    /// its render returns.
     ///
     /// Called from a render or handler of the same model, `subscribe` returns at once, and `view` renders right
     /// after the current call returns, so that a view is never called inside its own render.
