@@ -499,13 +499,21 @@ extension ResubscribeDuringCallTests {
 /// wait for that call.
 @Suite("Handing a new subscription over to the thread ending the old call")
 struct HandOverTests {
+    /// What a third thread does to the handed-over subscription while it is held for the thread it was handed to.
+    enum Waiter: CaseIterable, Sendable {
+        /// Cancels its token: the cancel waits for that thread's render (R5).
+        case cancel
+        /// Subscribes the same live view again: the subscription is kept, and caught up after that render (V3).
+        case subscribeAgain
+    }
+
     /// S, subscribed in a transaction of m2 that T's old render (which removed its own entry) writes, is handed over
-    /// to T. A cancel of S meanwhile waits for T, and returns once T has rendered S and given it up, also when T
-    /// finds m1's lock taken as it ends its call.
+    /// to T. A cancel of S, or a subscribe of the same view, meanwhile waits for T, and returns once T has rendered S
+    /// and given it up, also when T finds m1's lock taken as it ends its call.
     @Test(
-        "R5: a cancel of a subscription handed over to the thread ending the old render returns once that thread gave it up",
-        arguments: [false, true])
-    func cancelHandedOverSuccessorSelfRemoved(holdLock: Bool) async {
+        "R5, V3: a cancel or a subscribe waiting for a subscription handed over to another thread returns once that thread gave it up",
+        arguments: Waiter.allCases, [false, true])
+    func waitForHandedOverSubscription(waiter: Waiter, holdLock: Bool) async {
         let m1 = CounterModel()
         let m2 = CounterModel()
         let gate = RenderGate()
@@ -538,8 +546,13 @@ struct HandOverTests {
         gate.release()
         await gate2.waitUntilPaused()
         let subscribed = await signalled(subscriber, within: 10)
-        let canceller = onAnotherThread { tokenBox.withLock { $0 }?.cancel() }
-        let cancelReturnedEarly = await signalled(canceller, within: 0.5)
+        let waiting = onAnotherThread {
+            switch waiter {
+            case .cancel: tokenBox.withLock { $0 }?.cancel()
+            case .subscribeAgain: m1.subscribe(view: view)
+            }
+        }
+        let returnedEarly = await signalled(waiting, within: 0.5)
         let lockGate = RenderGate()
         var locker: DispatchSemaphore?
         if holdLock {
@@ -552,66 +565,14 @@ struct HandOverTests {
         let w = await signalled(writer, within: 10)
         var l = true
         if let locker { l = await signalled(locker, within: 10) }
-        let c = cancelReturnedEarly ? true : await signalled(canceller, within: 5)
+        let returned = returnedEarly ? true : await signalled(waiting, within: 5)
         #expect(subscribed && w && l)
-        #expect(c, "the cancel of the handed-over subscription never returned")
+        #expect(returned, "the \(waiter) waiting for the handed-over subscription never returned")
+        if waiter == .subscribeAgain { #expect(view.history.last == m1.state) }
         box.withLock { $0 = nil }
         tokenBox.withLock { $0 = nil }
     }
-    /// While S, handed over to T, waits for T, another thread subscribes the same live view again: the live
-    /// subscription is kept and caught up after T's render of it.
-    @Test(
-        "V3: subscribing a handed-over view again returns after the thread it was handed to rendered it",
-        arguments: [false, true])
-    func resubscribeHandedOverView(holdLock: Bool) async {
-        let m1 = CounterModel()
-        let m2 = CounterModel()
-        let gate = RenderGate()
-        let gate2 = RenderGate()
-        let once = Atomic<Bool>(true)
-        let box = Locked<ProbeView<Counter>?>(nil)
-        let view = ProbeView<Counter> { s in
-            guard s.count == 1, once.exchange(false, ordering: .relaxed), let me = box.withLock({ $0 }) else {
-                return
-            }
-            m1.unsubscribe(view: me)
-            gate.pause()
-            m2.write { $0.label = "from view" }
-            gate2.pause()
-        }
-        box.withLock { $0 = view }
-        m1.subscribe(view: view)
-        let writer = onAnotherThread { m1.write { $0.count = 1 } }  // T
-        await gate.waitUntilPaused()
-        let subscriber = onAnotherThread {
-            m2.write {
-                m1.subscribe(view: view); $0.label = "sub"
-            }
-        }
-        try? await Task.sleep(for: .milliseconds(300))
-        gate.release()
-        await gate2.waitUntilPaused()
-        let subscribed = await signalled(subscriber, within: 10)
-        let again = onAnotherThread { m1.subscribe(view: view) }
-        let againEarly = await signalled(again, within: 0.5)
-        let lockGate = RenderGate()
-        var locker: DispatchSemaphore?
-        if holdLock {
-            locker = onAnotherThread { m1.write { lockGate.pause() } }
-            await lockGate.waitUntilPaused()
-        }
-        gate2.release()
-        try? await Task.sleep(for: .milliseconds(300))
-        if holdLock { lockGate.release() }
-        let w = await signalled(writer, within: 10)
-        var l = true
-        if let locker { l = await signalled(locker, within: 10) }
-        let a = againEarly ? true : await signalled(again, within: 5)
-        #expect(subscribed && w && l)
-        #expect(a, "the second subscribe of the live view never returned")
-        #expect(view.history.last == m1.state)
-        box.withLock { $0 = nil }
-    }
+
     /// A follower's handler handed over to T and unsubscribed while held for T: the unsubscribe returns once T gave
     /// it up, and the handler's captures go then.
     @Test("R5: a handed-over handler unsubscribed while held returns, and its captures go, once its holder gave it up")
