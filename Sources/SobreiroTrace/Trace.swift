@@ -11,8 +11,9 @@ public import Synchronization
 /// ```
 ///
 /// While no handler is installed, tracing costs one relaxed atomic load at each place that could report an
-/// event. The handler must be quick and must not write to view models: it may run inside a transaction's
-/// critical section of the model it hears about.
+/// event. The handler must be quick, must not write to view models, and must never wait for the main actor: it may
+/// run inside a transaction's critical section of the model it hears about, and during a hand-over to a main-actor
+/// follower that a write on the main actor waits for.
 public enum Trace {
     /// Whether a handler is installed. Read on every traced path, so it is a single relaxed atomic load.
     @usableFromInline
