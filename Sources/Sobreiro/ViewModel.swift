@@ -104,7 +104,7 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
 
     /// The trace's switch, kept here so that a write reads it in two loads rather than an accessor call.
     @usableFromInline
-    final let traceFlag = Trace.flag
+    final let traceFlag = TraceSwitch.shared
 
     /// The slot of each thread's number, kept here for the same reason.
     @usableFromInline

@@ -1,5 +1,4 @@
-import SobreiroPrimitives
-public import Synchronization
+public import SobreiroPrimitives
 
 /// An opt-in stream of what happens inside Sobreiro and ScopeKit: transactions, deliveries, hops to the main
 /// actor, and the lifecycle of behaviors and bound models.
@@ -15,9 +14,9 @@ public import Synchronization
 /// run inside a transaction's critical section of the model it hears about, and during a hand-over to a main-actor
 /// follower that a write on the main actor waits for.
 public enum Trace {
-    /// Whether a handler is installed. Read on every traced path, so it is a single relaxed atomic load.
-    @usableFromInline
-    package static let flag = TraceFlag()
+    /// Whether a handler is installed: the switch that `SobreiroPrimitives` keeps for every module.
+    @inlinable
+    package static var flag: TraceSwitch { .shared }
 
     /// Boxed: a closure read back through the lock's generic `inout` access gets a reabstraction thunk each
     /// time, and writing it back would nest one more thunk per event.
@@ -34,13 +33,13 @@ public enum Trace {
             defer { installed = Handler(handler) }
             return installed
         }
-        flag.state.store(true, ordering: .releasing)
+        flag.set(true)
         _ = consume replaced
     }
 
     /// Stops tracing; the installed handler receives nothing more, except an event already being reported.
     public static func uninstall() {
-        flag.state.store(false, ordering: .releasing)
+        flag.set(false)
         let removed = handler.withLock { installed in
             defer { installed = nil }
             return installed
@@ -79,24 +78,6 @@ public enum Trace {
             return number
         }
         return "thread \(number)"
-    }
-}
-
-/// Whether a handler is installed, in an object of its own.
-///
-/// Code of another module reaches a global such as `Trace.flag` through an accessor call; an object that keeps a
-/// reference to the flag (every view model does) reads it in two loads instead, on paths that run on every write.
-@usableFromInline
-package final class TraceFlag: Sendable {
-    @usableFromInline
-    let state = Atomic<Bool>(false)
-
-    init() {}
-
-    /// Whether a handler is installed: one relaxed atomic load.
-    @inlinable
-    package var isOn: Bool {
-        state.load(ordering: .relaxed)
     }
 }
 
