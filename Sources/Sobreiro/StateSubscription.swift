@@ -122,10 +122,28 @@ final class SubscriptionRecord<State: ViewState>: StateSubscription, @unchecked 
         super.init()
     }
 
-    /// Whether the subscription still wants states: its target is alive and nobody ended it.
+    /// The identity of the target, if it is alive, read under the model's lock.
+    ///
+    /// Reading a weak reference takes a strong one. Dropped here, it could be the last, if the target's owner let
+    /// go of it meanwhile on another thread; the target's `deinit` (the user's, which may well unsubscribe) would
+    /// then run under the lock. So the strong reference goes into `parked`, which the caller drops after unlocking,
+    /// as it drops the entries it removed.
     @inlinable
-    var isLive: Bool {
-        target != nil && !isCancelled.load(ordering: .relaxed)
+    func targetIdentity(parking parked: inout ReleasedSubscribers<State>) -> ObjectIdentifier? {
+        guard let target else { return nil }
+        #if DEBUG
+            TestPoints.didReadTargetUnderLock?(target)
+        #endif
+        let identity = ObjectIdentifier(target)
+        parked.park(target)
+        return identity
+    }
+
+    /// Whether the subscription still wants states, read under the model's lock: its target is alive (see
+    /// `targetIdentity(parking:)`) and nobody ended it.
+    @inlinable
+    func isLive(parking parked: inout ReleasedSubscribers<State>) -> Bool {
+        targetIdentity(parking: &parked) != nil && !isCancelled.load(ordering: .relaxed)
     }
 
     /// Hands `state` to a live, subscribed target that has not seen it yet. Called by the model's deliverer.

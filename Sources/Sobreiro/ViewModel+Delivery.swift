@@ -381,13 +381,14 @@ enum SubscriberList<State: ViewState>: Sendable {
         return false
     }
 
-    /// The number of subscriptions whose target is still alive and that nobody ended.
+    /// The number of subscriptions whose target is still alive and that nobody ended; the targets read go into
+    /// `parked` (see `SubscriptionRecord.targetIdentity(parking:)`).
     @inlinable
-    var liveCount: Int {
+    func liveCount(parking parked: inout ReleasedSubscribers<State>) -> Int {
         switch self {
         case .empty: 0
-        case .single(let subscriber): subscriber.isLive ? 1 : 0
-        case .many(let many): many.entries.reduce(0) { $0 + ($1.isLive ? 1 : 0) }
+        case .single(let subscriber): subscriber.isLive(parking: &parked) ? 1 : 0
+        case .many(let many): many.entries.reduce(0) { $0 + ($1.isLive(parking: &parked) ? 1 : 0) }
         }
     }
 
@@ -407,11 +408,11 @@ enum SubscriberList<State: ViewState>: Sendable {
             self = .single(subscriber)
         case .single(let existing):
             if existing.key == subscriber.key {
-                if existing.target != nil && !replacingLive { return existing }
+                if existing.targetIdentity(parking: &released) != nil && !replacingLive { return existing }
                 existing.markCancelled()
                 released.append(existing)
                 self = .single(subscriber)
-            } else if existing.target == nil {
+            } else if existing.targetIdentity(parking: &released) == nil {
                 released.append(existing)
                 self = .single(subscriber)
             } else {
@@ -424,7 +425,7 @@ enum SubscriberList<State: ViewState>: Sendable {
             // One hash in the common case: claim the next position, and give it back if the key was there.
             if let index = many.positions.updateValue(many.entries.count, forKey: subscriber.key) {
                 many.positions[subscriber.key] = index
-                if many.entries[index].target != nil && !replacingLive {
+                if many.entries[index].targetIdentity(parking: &released) != nil && !replacingLive {
                     return many.entries[index]
                 }
                 many.entries[index].markCancelled()
@@ -463,20 +464,21 @@ enum SubscriberList<State: ViewState>: Sendable {
     /// - Complexity: O(*n*) in the number of subscriptions.
     @inlinable
     mutating func removeAll(target: AnyObject, released: inout ReleasedSubscribers<State>) {
+        let identity = ObjectIdentifier(target)
         switch self {
         case .empty:
             return
         case .single(let existing):
-            guard existing.target === target else { return }
+            guard existing.targetIdentity(parking: &released) == identity else { return }
             existing.markCancelled()
             released.append(existing)
             self = .empty
         case .many(var many):
-            guard many.entries.contains(where: { $0.target === target }) else { return }
+            guard many.entries.contains(where: { $0.targetIdentity(parking: &released) == identity }) else { return }
             self = .empty
             ManySubscribers.makeUnique(&many)
             many.entries.removeAll { entry in
-                guard entry.target === target else { return false }
+                guard entry.targetIdentity(parking: &released) == identity else { return false }
                 entry.markCancelled()
                 released.append(entry)
                 return true
@@ -542,7 +544,7 @@ enum SubscriberList<State: ViewState>: Sendable {
         case .empty:
             return
         case .single(let existing):
-            guard existing.target == nil else { return }
+            guard existing.targetIdentity(parking: &released) == nil else { return }
             released.append(existing)
             self = .empty
         case .many(var many):
@@ -560,7 +562,7 @@ enum SubscriberList<State: ViewState>: Sendable {
         released: inout ReleasedSubscribers<State>
     ) {
         entries.removeAll { entry in
-            guard entry.target == nil else { return false }
+            guard entry.targetIdentity(parking: &released) == nil else { return false }
             released.append(entry)
             return true
         }
@@ -631,17 +633,18 @@ final class ManySubscribers<State: ViewState>: @unchecked Sendable {
     }
 }
 
-/// Subscriptions that the subscriber list let go of under the model's lock, carried out of the critical
-/// section so that they are released after the lock is.
+/// Subscriptions that the subscriber list let go of under the model's lock, and targets it read there, carried out
+/// of the critical section so that they are released after the lock is.
 ///
 /// Releasing an entry can run user code: its handler closure may hold the last reference to an object whose
-/// `deinit` subscribes, writes or cancels on the same model, and would deadlock on its lock. One entry needs no
+/// `deinit` subscribes, writes or cancels on the same model, and would deadlock on its lock. So can releasing a
+/// target read through its weak reference (see `SubscriptionRecord.targetIdentity(parking:)`). One entry needs no
 /// collection, so the common removals allocate nothing, and no removal costs only an empty case.
 @usableFromInline
 enum ReleasedSubscribers<State: ViewState> {
     case none
     case one(SubscriptionRecord<State>)
-    case many(ContiguousArray<SubscriptionRecord<State>>)
+    case many(ContiguousArray<SubscriptionRecord<State>>, targets: ContiguousArray<AnyObject>)
 
     @inlinable
     var isEmpty: Bool {
@@ -656,14 +659,28 @@ enum ReleasedSubscribers<State: ViewState> {
         case .none:
             self = .one(subscriber)
         case .one(let first):
-            self = .many([first, subscriber])
-        case .many(var entries):
+            self = .many([first, subscriber], targets: [])
+        case .many(var entries, let targets):
             entries.append(subscriber)
-            self = .many(entries)
+            self = .many(entries, targets: targets)
         }
     }
 
-    /// Takes over the entries of `other`, leaving it empty.
+    /// Keeps `target`, a strong reference read under the lock, until these entries are dropped.
+    @inlinable
+    mutating func park(_ target: AnyObject) {
+        switch consume self {
+        case .none:
+            self = .many([], targets: [target])
+        case .one(let first):
+            self = .many([first], targets: [target])
+        case .many(let entries, var targets):
+            targets.append(target)
+            self = .many(entries, targets: targets)
+        }
+    }
+
+    /// Takes over the entries and targets of `other`, leaving it empty.
     @inlinable
     mutating func take(_ other: inout Self) {
         switch other {
@@ -671,8 +688,9 @@ enum ReleasedSubscribers<State: ViewState> {
             return
         case .one(let subscriber):
             append(subscriber)
-        case .many(let entries):
+        case .many(let entries, let targets):
             for subscriber in entries { append(subscriber) }
+            for target in targets { park(target) }
         }
         other = .none
     }
@@ -685,7 +703,7 @@ enum ReleasedSubscribers<State: ViewState> {
             return
         case .one(let subscriber):
             body(subscriber)
-        case .many(let entries):
+        case .many(let entries, _):
             for subscriber in entries { body(subscriber) }
         }
     }
@@ -696,7 +714,7 @@ enum ReleasedSubscribers<State: ViewState> {
         switch self {
         case .none: false
         case .one(let subscriber): subscriber.slot.holder != 0
-        case .many(let entries): entries.contains { $0.slot.holder != 0 }
+        case .many(let entries, _): entries.contains { $0.slot.holder != 0 }
         }
     }
 

@@ -226,7 +226,7 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     ///
     /// - Complexity: O(*n*) in the number of subscriptions.
     public final var subscriberCount: Int {
-        withLockUnlessInTransaction { subscribers.liveCount }
+        changeSubscribers { parked in subscribers.liveCount(parking: &parked) }
     }
 
     /// The committed state, never the draft of a transaction running on this thread, which may roll back.

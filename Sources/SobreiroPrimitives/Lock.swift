@@ -116,6 +116,18 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 }
 
+#if DEBUG
+    /// Places in the package's locked code where a debug build lets a test run code, to force an interleaving that
+    /// no test could otherwise bring about on purpose. Set only while no other thread uses the package, and reset
+    /// after; release builds have none.
+    @usableFromInline
+    package enum TestPoints {
+        /// Called under a model's lock, right after a subscription read its target through its weak reference.
+        @usableFromInline
+        package nonisolated(unsafe) static var didReadTargetUnderLock: ((AnyObject) -> Void)?
+    }
+#endif
+
 // MARK: - The calling thread's identity, which the lock, transactions and calls record
 
 /// Identifies the calling thread; never 0, so 0 can mean "no thread".
