@@ -64,8 +64,9 @@ extension StateSource {
     /// ```
     ///
     /// - Parameter view: The main-actor renderer to keep up to date.
-    /// - Returns: A token that ends the subscription from any thread; once it is cancelled on the main actor, no
-    ///   render follows, not even one already scheduled.
+    /// - Returns: A token that ends the subscription from any thread; once the cancel returns, no render follows,
+    ///   not even one already scheduled. A cancel on another thread waits for a render that the main actor has
+    ///   begun.
     @inlinable
     @inline(__always)
     @MainActor

@@ -21,6 +21,11 @@ public class StateSubscription: @unchecked Sendable, Hashable {
     @usableFromInline
     let isCancelled = Atomic<Bool>(false)
 
+    /// The thread running a call of this subscription's handler on the main actor, through its hop; ending the
+    /// subscription on another thread waits for it (see `MainActorHopSubscription`).
+    @usableFromInline
+    let mainActorSlot = CallSlot()
+
     /// The hop that hands this subscription's states to the main actor, if it has one: a write made on the main
     /// actor while another thread delivers then brings the subscription up to date itself, and has the hop hand
     /// over at once what waits in it, before the write returns (see
@@ -200,6 +205,7 @@ final class SubscriptionRecord<State: ViewState>: StateSubscription, @unchecked 
     @inlinable
     func waitForCallToEnd() {
         slot.waitForCallToEnd()
+        mainActorSlot.waitForCallToEnd()
     }
 
     /// Reports a call of the subscriber's code to the trace.
@@ -209,7 +215,7 @@ final class SubscriptionRecord<State: ViewState>: StateSubscription, @unchecked 
     }
 
     override package var isWaitedForByCancel: Bool {
-        slot.isWaitedFor
+        slot.isWaitedFor || mainActorSlot.isWaitedFor
     }
 
     override func cancel() {
@@ -454,5 +460,22 @@ extension StateSubscription: MainActorHopSubscription {
     @inlinable
     package var hasEnded: Bool {
         isCancelled.load(ordering: .acquiring)
+    }
+
+    /// Claims `mainActorSlot`, then checks that the subscription has not ended: the order that lets an ending
+    /// thread, which marks it ended before it looks at the slot, either be seen here or wait for the call.
+    @inlinable
+    package func beginMainActorCall() -> Bool {
+        guard mainActorSlot.beginCall() else { return false }
+        guard !isCancelled.load(ordering: .sequentiallyConsistent) else {
+            mainActorSlot.endCall()
+            return false
+        }
+        return true
+    }
+
+    @inlinable
+    package func endMainActorCall() {
+        mainActorSlot.endCall()
     }
 }

@@ -149,14 +149,18 @@ package final class MainActorHop<Buffer: MainActorHopBuffer>: @unchecked Sendabl
             if served == nil { served = subscription }
             guard let value else { continue }
             if let served {
-                guard !served.hasEnded else { continue }
+                // Claimed before anything of the subscription's runs, its state's `==` included: a cancel on
+                // another thread either is seen here or waits until the call ends.
+                guard served.beginMainActorCall() else { continue }
             } else if !isConnecting {
                 continue  // the subscription is gone, and it held no waiting value
             }
-            guard let target, !Buffer.isRepeat(value, remembering: &lastHandedOver) else { continue }
-            MainActorCalls.begin(target)
-            handler(target, value)
-            MainActorCalls.end()
+            if let target, !Buffer.isRepeat(value, remembering: &lastHandedOver) {
+                MainActorCalls.begin(target)
+                handler(target, value)
+                MainActorCalls.end()
+            }
+            served?.endMainActorCall()
         }
     }
 
@@ -318,12 +322,20 @@ package struct EveryValue<Value: Sendable>: MainActorHopBuffer {
     }
 }
 
-/// The subscription a ``MainActorHop`` serves. The hop asks it, on the main actor right before each call, whether
-/// it has ended.
+/// The subscription a ``MainActorHop`` serves. The hop claims each call of the handler from it, on the main actor,
+/// so that ending the subscription on another thread waits for a call under way (R5).
 @usableFromInline
 package protocol MainActorHopSubscription: AnyObject, Sendable {
     /// Whether the subscription was cancelled or ended otherwise; once `true`, it stays `true`.
     var hasEnded: Bool { get }
+
+    /// Claims a call of the handler for the calling thread, then tells whether the subscription still wants it.
+    /// A thread that ends the subscription meanwhile waits until ``endMainActorCall()``; one that ended it before
+    /// is seen here, and the call is given up.
+    func beginMainActorCall() -> Bool
+
+    /// Ends the call that ``beginMainActorCall()`` claimed, and wakes a thread that waits for it.
+    func endMainActorCall()
 }
 
 /// A ``MainActorHop`` as the subscription it serves sees it: a write on the main actor that brought the subscription

@@ -131,6 +131,11 @@ private final class EventHandler<Event>: MainActorHopSubscription {
         isCancelled.load(ordering: .acquiring)
     }
 
+    /// The hop's call is `receive`, which claims the slot and checks for a cancel itself.
+    func beginMainActorCall() -> Bool { !hasEnded }
+
+    func endMainActorCall() {}
+
     /// Calls the handler unless it is cancelled. The channel delivers one event at a time, so the slot is free.
     func receive(_ event: Event) {
         guard slot.beginCall() else { fatalError("Sobreiro: two threads delivered to one event handler at once") }

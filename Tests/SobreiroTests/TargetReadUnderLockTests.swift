@@ -30,7 +30,7 @@
         /// while `body` runs; then clears the test point.
         func lettingGo(of owner: ViewOwner, during body: () -> Void) -> Bool {
             let identity = ObjectIdentifier(owner.view!)
-            let fired = Flag()
+            let fired = AtomicFlag()
             TestPoints.didReadTargetUnderLock = { target in
                 guard ObjectIdentifier(target) == identity, !fired.isSet else { return }
                 fired.set()
@@ -79,12 +79,5 @@
             #expect(fired)
             #expect(probe.log.all == ["released unlocked"])
         }
-    }
-
-    /// A flag set once, read from any thread.
-    private final class Flag: Sendable {
-        private let value = Atomic(false)
-        var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
-        func set() { value.store(true, ordering: .sequentiallyConsistent) }
     }
 #endif
