@@ -644,7 +644,21 @@ final class ManySubscribers<State: ViewState>: @unchecked Sendable {
 enum ReleasedSubscribers<State: ViewState> {
     case none
     case one(SubscriptionRecord<State>)
-    case many(ContiguousArray<SubscriptionRecord<State>>, targets: ContiguousArray<AnyObject>)
+    /// Boxed, so that the carrier stays one word: a transaction keeps one, and a wider one costs every write.
+    case many(Many)
+
+    /// Several entries, or targets read under the lock.
+    @usableFromInline
+    final class Many {
+        @usableFromInline var entries: ContiguousArray<SubscriptionRecord<State>>
+        @usableFromInline var targets: ContiguousArray<AnyObject>
+
+        @inlinable
+        init(entries: ContiguousArray<SubscriptionRecord<State>>, targets: ContiguousArray<AnyObject> = []) {
+            self.entries = entries
+            self.targets = targets
+        }
+    }
 
     @inlinable
     var isEmpty: Bool {
@@ -659,10 +673,10 @@ enum ReleasedSubscribers<State: ViewState> {
         case .none:
             self = .one(subscriber)
         case .one(let first):
-            self = .many([first, subscriber], targets: [])
-        case .many(var entries, let targets):
-            entries.append(subscriber)
-            self = .many(entries, targets: targets)
+            self = .many(Many(entries: [first, subscriber]))
+        case .many(let many):
+            many.entries.append(subscriber)
+            self = .many(many)
         }
     }
 
@@ -671,12 +685,12 @@ enum ReleasedSubscribers<State: ViewState> {
     mutating func park(_ target: AnyObject) {
         switch consume self {
         case .none:
-            self = .many([], targets: [target])
+            self = .many(Many(entries: [], targets: [target]))
         case .one(let first):
-            self = .many([first], targets: [target])
-        case .many(let entries, var targets):
-            targets.append(target)
-            self = .many(entries, targets: targets)
+            self = .many(Many(entries: [first], targets: [target]))
+        case .many(let many):
+            many.targets.append(target)
+            self = .many(many)
         }
     }
 
@@ -688,9 +702,9 @@ enum ReleasedSubscribers<State: ViewState> {
             return
         case .one(let subscriber):
             append(subscriber)
-        case .many(let entries, let targets):
-            for subscriber in entries { append(subscriber) }
-            for target in targets { park(target) }
+        case .many(let many):
+            for subscriber in many.entries { append(subscriber) }
+            for target in many.targets { park(target) }
         }
         other = .none
     }
@@ -703,8 +717,8 @@ enum ReleasedSubscribers<State: ViewState> {
             return
         case .one(let subscriber):
             body(subscriber)
-        case .many(let entries, _):
-            for subscriber in entries { body(subscriber) }
+        case .many(let many):
+            for subscriber in many.entries { body(subscriber) }
         }
     }
 
@@ -714,7 +728,7 @@ enum ReleasedSubscribers<State: ViewState> {
         switch self {
         case .none: false
         case .one(let subscriber): subscriber.slot.holder != 0
-        case .many(let entries, _): entries.contains { $0.slot.holder != 0 }
+        case .many(let many): many.entries.contains { $0.slot.holder != 0 }
         }
     }
 
