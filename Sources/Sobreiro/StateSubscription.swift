@@ -308,6 +308,19 @@ package struct CallSlot: ~Copyable, @unchecked Sendable {
         beginCall(on: ThreadID.current)
     }
 
+    /// Claims the slot for a call on the calling thread, then tells whether `ended` is still unset; gives the slot
+    /// up if it is set. A thread that sets `ended` before it looks at the slot is then either seen here, or finds
+    /// the slot claimed and waits for the call (``waitForCallToEnd()``).
+    @inlinable
+    package func beginCall(unlessSet ended: borrowing Atomic<Bool>) -> Bool {
+        guard beginCall() else { return false }
+        guard !ended.load(ordering: .sequentiallyConsistent) else {
+            endCall()
+            return false
+        }
+        return true
+    }
+
     /// Hands the slot to `thread` while nobody else can claim it (the subscription is not yet shared).
     @inlinable
     package func hold(for thread: UInt) {
@@ -462,16 +475,9 @@ extension StateSubscription: MainActorHopSubscription {
         isCancelled.load(ordering: .acquiring)
     }
 
-    /// Claims `mainActorSlot`, then checks that the subscription has not ended: the order that lets an ending
-    /// thread, which marks it ended before it looks at the slot, either be seen here or wait for the call.
     @inlinable
     package func beginMainActorCall() -> Bool {
-        guard mainActorSlot.beginCall() else { return false }
-        guard !isCancelled.load(ordering: .sequentiallyConsistent) else {
-            mainActorSlot.endCall()
-            return false
-        }
-        return true
+        mainActorSlot.beginCall(unlessSet: isCancelled)
     }
 
     @inlinable

@@ -84,7 +84,9 @@ public final class EventChannel<Event: Sendable>: Sendable {
     /// main actor) or `handler` itself is running: an event sent from inside `handler` reaches it right after the
     /// current call returns, never inside it. An event sent from another thread reaches it asynchronously. Once the
     /// result is cancelled on the main actor, as the cancellables of an activation are when it ends, `handler` is
-    /// never called again, even for events that other threads had already queued for it.
+    /// never called again, even for events that other threads had already queued for it. Cancelled on another
+    /// thread, the cancel waits for a call that the main actor has begun, so `handler` must not wait for a lock
+    /// that the cancelling thread holds.
     ///
     /// - Parameter handler: Called on the main actor with each event.
     /// - Returns: The subscription: cancel it, or store it in an activation or a set of cancellables.
@@ -101,7 +103,9 @@ public final class EventChannel<Event: Sendable>: Sendable {
     /// Whether a cancel waits for a call of one of the handlers that another thread is running. Lets tests
     /// release that call only once the cancel is known to wait for it.
     package var isCancelWaitingForHandler: Bool {
-        contents.withLock { contents in contents.handlers.contains { $0.slot.isWaitedFor } }
+        contents.withLock { contents in
+            contents.handlers.contains { $0.slot.isWaitedFor || $0.mainActorSlot.isWaitedFor }
+        }
     }
 
     private func add(_ handler: EventHandler<Event>) -> AnyCancellable {
@@ -121,6 +125,9 @@ private final class EventHandler<Event>: MainActorHopSubscription {
     private let isCancelled = Atomic<Bool>(false)
     /// The thread calling `handler` now.
     let slot = CallSlot()
+    /// The thread calling the main-actor handler now, for a handler subscribed `onMainActor`: `handler` only hands
+    /// the event to the hop, which calls the main-actor handler later.
+    let mainActorSlot = CallSlot()
     private let handler: @Sendable (Event) -> Void
 
     init(_ handler: @escaping @Sendable (Event) -> Void) {
@@ -131,10 +138,13 @@ private final class EventHandler<Event>: MainActorHopSubscription {
         isCancelled.load(ordering: .acquiring)
     }
 
-    /// The hop's call is `receive`, which claims the slot and checks for a cancel itself.
-    func beginMainActorCall() -> Bool { !hasEnded }
+    func beginMainActorCall() -> Bool {
+        mainActorSlot.beginCall(unlessSet: isCancelled)
+    }
 
-    func endMainActorCall() {}
+    func endMainActorCall() {
+        mainActorSlot.endCall()
+    }
 
     /// Calls the handler unless it is cancelled. The channel delivers one event at a time, so the slot is free.
     func receive(_ event: Event) {
@@ -148,5 +158,6 @@ private final class EventHandler<Event>: MainActorHopSubscription {
     func cancel() {
         isCancelled.store(true, ordering: .sequentiallyConsistent)
         slot.waitForCallToEnd()
+        mainActorSlot.waitForCallToEnd()
     }
 }

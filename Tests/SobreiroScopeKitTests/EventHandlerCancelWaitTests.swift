@@ -40,6 +40,42 @@ struct EventHandlerCancelWaitTests {
         #expect(log.withLock { $0 } == ["handler returned from sessionExpired", "cancel returned"])
     }
 
+    @Test("R5: cancel on another thread returns only after the main-actor handler's running call has returned")
+    @MainActor
+    func cancelWaitsForRunningMainActorCall() async {
+        let events = EventChannel<AppEvent>()
+        let entered = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        let log = Locked<[String]>([])
+        let subscription = events.subscribe(onMainActor: { event in
+            entered.signal()
+            _ = released.wait(timeout: .now() + patience)
+            log.withLock { $0.append("handler returned from \(event)") }
+        })
+        // Sent elsewhere, so that the event reaches the handler through a block on the main queue.
+        #expect(runElsewhereHoldingMainQueue { events.send(.sessionExpired) })
+        // The main actor is held inside the handler: another thread cancels from a third one, and lets the handler
+        // go once that cancel waits for the call, or at once if it returned without waiting.
+        let conductor = onAnotherThread {
+            guard entered.wait(timeout: .now() + patience) == .success else { return }
+            let canceller = onAnotherThread {
+                subscription.cancel()
+                log.withLock { $0.append("cancel returned") }
+            }
+            let deadline = DispatchTime.now() + patience
+            while !events.isCancelWaitingForHandler, !log.withLock({ $0.contains("cancel returned") }),
+                DispatchTime.now() < deadline
+            {
+                Thread.sleep(forTimeInterval: 0.000_1)
+            }
+            released.signal()
+            _ = canceller.wait(timeout: .now() + patience)
+        }
+        await drainMainQueue()
+        await Task.detached { _ = conductor.wait(timeout: .now() + patience) }.value
+        #expect(log.withLock { $0 } == ["handler returned from sessionExpired", "cancel returned"])
+    }
+
     @Test("R5: a plain handler that cancels its own subscription from inside a call finishes it, without deadlock")
     func handlerCancelsItself() async {
         let events = EventChannel<AppEvent>()
