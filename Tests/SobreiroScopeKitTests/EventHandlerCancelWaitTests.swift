@@ -54,25 +54,12 @@ struct EventHandlerCancelWaitTests {
         })
         // Sent elsewhere, so that the event reaches the handler through a block on the main queue.
         #expect(runElsewhereHoldingMainQueue { events.send(.sessionExpired) })
-        // The main actor is held inside the handler: another thread cancels from a third one, and lets the handler
-        // go once that cancel waits for the call, or at once if it returned without waiting.
-        let conductor = onAnotherThread {
-            guard entered.wait(timeout: .now() + patience) == .success else { return }
-            let canceller = onAnotherThread {
-                subscription.cancel()
-                log.withLock { $0.append("cancel returned") }
-            }
-            let deadline = DispatchTime.now() + patience
-            while !events.isCancelWaitingForHandler, !log.withLock({ $0.contains("cancel returned") }),
-                DispatchTime.now() < deadline
-            {
-                Thread.sleep(forTimeInterval: 0.000_1)
-            }
-            released.signal()
-            _ = canceller.wait(timeout: .now() + patience)
-        }
+        // The main actor is held inside the handler; a cancel from another thread either waits for it or returns.
+        let conductor = cancelWhileHeld(
+            entered: entered, release: released, isWaiting: { events.isCancelWaitingForHandler },
+            cancel: { subscription.cancel() }, cancelReturned: { log.withLock { $0.append("cancel returned") } })
         await drainMainQueue()
-        await Task.detached { _ = conductor.wait(timeout: .now() + patience) }.value
+        await Task.detached { _ = conductor.done.wait(timeout: .now() + patience) }.value
         #expect(log.withLock { $0 } == ["handler returned from sessionExpired", "cancel returned"])
     }
 

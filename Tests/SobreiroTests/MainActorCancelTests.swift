@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Sobreiro
 import SobreiroPrimitives
 import Synchronization
@@ -36,7 +35,7 @@ enum MainEqualityGate {
 final class AtomicFlag: Sendable {
     private let value = Atomic(false)
     var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
-    func set(_ isSet: Bool = true) { value.store(isSet, ordering: .sequentiallyConsistent) }
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
 }
 
 /// Logs each render with whether the subscription's cancel had already returned.
@@ -71,29 +70,17 @@ struct MainActorCancelTests {
         // Written elsewhere, so that the state reaches the view through a block on the main queue.
         #expect(runElsewhereHoldingMainQueue { model.write { model.state.count = 1 } })
 
-        // Another thread waits for the main actor to stop inside `==`, cancels from a third thread, and lets the
-        // main actor go once that cancel either waits for the call or has returned.
-        let sawWait = AtomicFlag()
-        let conductor = onAnotherThread {
-            guard MainEqualityGate.entered.wait(timeout: .now() + patience) == .success else { return }
-            let cancelled = onAnotherThread {
-                token.cancel()
-                cancelReturned.set()
-            }
-            let deadline = DispatchTime.now() + patience
-            while !token.isWaitedForByCancel, !cancelReturned.isSet, DispatchTime.now() < deadline {
-                Thread.sleep(forTimeInterval: 0.000_1)
-            }
-            sawWait.set(token.isWaitedForByCancel)
-            MainEqualityGate.release.signal()
-            _ = cancelled.wait(timeout: .now() + patience)
-        }
+        // The main actor stops inside `==`; a cancel from another thread either waits for the call or returns.
+        let conductor = cancelWhileHeld(
+            entered: MainEqualityGate.entered, release: MainEqualityGate.release,
+            isWaiting: { token.isWaitedForByCancel }, cancel: { token.cancel() },
+            cancelReturned: { cancelReturned.set() })
         await drainMainQueue()
-        await Task.detached { _ = conductor.wait(timeout: .now() + patience) }.value
+        await Task.detached { _ = conductor.done.wait(timeout: .now() + patience) }.value
         model.write { model.state.count = 2 }
         await drainMainQueue()
 
-        #expect(sawWait.isSet)
+        #expect(conductor.sawWait())
         #expect(
             view.renders == [.init(count: 0, afterCancel: false), .init(count: 1, afterCancel: false)],
             "a render after cancel() returned is marked afterCancel")

@@ -41,12 +41,17 @@
             return fired.isSet
         }
 
+        /// A model whose one view, owned by `owner`, logs its release to `probe`.
+        func subscribedView() -> (probe: ReleaseProbe, model: ViewModel<SpyHolder>, owner: ViewOwner) {
+            let probe = ReleaseProbe()
+            let owner = ViewOwner(SpiedView(spy: probe.spy()))
+            probe.model.subscribe(view: owner.view!)
+            return (probe, probe.model, owner)
+        }
+
         @Test("R4: a view let go of while subscriberCount reads it is released with no lock of the model held")
         func viewLetGoDuringCount() {
-            let probe = ReleaseProbe()
-            let model = probe.model
-            let owner = ViewOwner(SpiedView(spy: probe.spy()))
-            model.subscribe(view: owner.view!)
+            let (probe, model, owner) = subscribedView()
             var count = -1
             let fired = lettingGo(of: owner) { count = model.subscriberCount }
             #expect(fired)
@@ -56,10 +61,7 @@
 
         @Test("R4: a view let go of while another view subscribes is released with no lock of the model held")
         func viewLetGoDuringSubscribe() {
-            let probe = ReleaseProbe()
-            let model = probe.model
-            let owner = ViewOwner(SpiedView(spy: probe.spy()))
-            model.subscribe(view: owner.view!)
+            let (probe, model, owner) = subscribedView()
             let other = SpiedView(spy: ReleaseSpy {})
             let fired = lettingGo(of: owner) { model.subscribe(view: other) }
             #expect(fired)
@@ -69,10 +71,7 @@
 
         @Test("R4: a view let go of while the model unsubscribes another object everywhere is released unlocked")
         func viewLetGoDuringUnsubscribeEverywhere() {
-            let probe = ReleaseProbe()
-            let model = probe.model
-            let owner = ViewOwner(SpiedView(spy: probe.spy()))
-            model.subscribe(view: owner.view!)
+            let (probe, model, owner) = subscribedView()
             let follower = ViewModel(initialState: SpyHolder())
             follower.subscribe(to: model) { _ in }
             let fired = lettingGo(of: owner) { follower.unsubscribe(from: model) }

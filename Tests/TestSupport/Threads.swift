@@ -1,5 +1,6 @@
 public import Dispatch
 import Foundation
+import Synchronization
 public import Testing
 
 // Tests that need threads to meet in a particular order block real threads of their own, never the cooperative
@@ -95,4 +96,47 @@ public func eventually(
 @MainActor
 public func yieldMainActor(after step: Int, period: Int = 1_000) async {
     if step % period == period - 1 { await Task.yield() }
+}
+
+/// Cancels a subscription while one of its calls holds another thread, and tells whether the cancel waited for it.
+///
+/// On a thread of its own: once `entered` is signalled (the call has begun and waits for `release`), runs `cancel`
+/// on a third thread; waits until that cancel either waits for the call (`isWaiting`) or has returned; then signals
+/// `release` and waits for the cancel to return. `cancelReturned` runs right after `cancel` returns.
+///
+/// - Returns: A semaphore signalled once all that is done, and whether `isWaiting` was seen before the release.
+public func cancelWhileHeld(
+    entered: DispatchSemaphore, release: DispatchSemaphore,
+    isWaiting: @escaping @Sendable () -> Bool,
+    cancel: @escaping @Sendable () -> Void,
+    cancelReturned: @escaping @Sendable () -> Void = {}
+) -> (done: DispatchSemaphore, sawWait: @Sendable () -> Bool) {
+    let returned = DispatchSemaphore(value: 0)
+    let sawWait = SeenFlag()
+    let done = onAnotherThread {
+        guard entered.wait(timeout: .now() + patience) == .success else { return }
+        let canceller = onAnotherThread {
+            cancel()
+            cancelReturned()
+            returned.signal()
+        }
+        let deadline = DispatchTime.now() + patience
+        while !isWaiting(), DispatchTime.now() < deadline {
+            if returned.wait(timeout: .now() + .microseconds(100)) == .success {
+                returned.signal()
+                break
+            }
+        }
+        if isWaiting() { sawWait.set() }
+        release.signal()
+        _ = canceller.wait(timeout: .now() + patience)
+    }
+    return (done, { sawWait.isSet })
+}
+
+/// A flag that one thread sets and any reads.
+private final class SeenFlag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
 }
