@@ -633,6 +633,20 @@ final class ManySubscribers<State: ViewState>: @unchecked Sendable {
     }
 }
 
+/// The storage of `ReleasedSubscribers.many`: several entries, or targets read under the lock. Not generic, so
+/// that carrying one costs no lookup of its type at run time; its entries are all subscription records of one model.
+@usableFromInline
+final class ReleasedObjects {
+    @usableFromInline var entries: ContiguousArray<AnyObject>
+    @usableFromInline var targets: ContiguousArray<AnyObject>
+
+    @inlinable
+    init(entries: ContiguousArray<AnyObject>, targets: ContiguousArray<AnyObject> = []) {
+        self.entries = entries
+        self.targets = targets
+    }
+}
+
 /// Subscriptions that the subscriber list let go of under the model's lock, and targets it read there, carried out
 /// of the critical section so that they are released after the lock is.
 ///
@@ -645,20 +659,7 @@ enum ReleasedSubscribers<State: ViewState> {
     case none
     case one(SubscriptionRecord<State>)
     /// Boxed, so that the carrier stays one word: a transaction keeps one, and a wider one costs every write.
-    case many(Many)
-
-    /// Several entries, or targets read under the lock.
-    @usableFromInline
-    final class Many {
-        @usableFromInline var entries: ContiguousArray<SubscriptionRecord<State>>
-        @usableFromInline var targets: ContiguousArray<AnyObject>
-
-        @inlinable
-        init(entries: ContiguousArray<SubscriptionRecord<State>>, targets: ContiguousArray<AnyObject> = []) {
-            self.entries = entries
-            self.targets = targets
-        }
-    }
+    case many(ReleasedObjects)
 
     @inlinable
     var isEmpty: Bool {
@@ -673,7 +674,7 @@ enum ReleasedSubscribers<State: ViewState> {
         case .none:
             self = .one(subscriber)
         case .one(let first):
-            self = .many(Many(entries: [first, subscriber]))
+            self = .many(ReleasedObjects(entries: [first, subscriber]))
         case .many(let many):
             many.entries.append(subscriber)
             self = .many(many)
@@ -685,9 +686,9 @@ enum ReleasedSubscribers<State: ViewState> {
     mutating func park(_ target: AnyObject) {
         switch consume self {
         case .none:
-            self = .many(Many(entries: [], targets: [target]))
+            self = .many(ReleasedObjects(entries: [], targets: [target]))
         case .one(let first):
-            self = .many(Many(entries: [first], targets: [target]))
+            self = .many(ReleasedObjects(entries: [first], targets: [target]))
         case .many(let many):
             many.targets.append(target)
             self = .many(many)
@@ -703,7 +704,7 @@ enum ReleasedSubscribers<State: ViewState> {
         case .one(let subscriber):
             append(subscriber)
         case .many(let many):
-            for subscriber in many.entries { append(subscriber) }
+            for subscriber in many.entries { append(unsafeDowncast(subscriber, to: SubscriptionRecord<State>.self)) }
             for target in many.targets { park(target) }
         }
         other = .none
@@ -718,7 +719,7 @@ enum ReleasedSubscribers<State: ViewState> {
         case .one(let subscriber):
             body(subscriber)
         case .many(let many):
-            for subscriber in many.entries { body(subscriber) }
+            for subscriber in many.entries { body(unsafeDowncast(subscriber, to: SubscriptionRecord<State>.self)) }
         }
     }
 
@@ -728,7 +729,8 @@ enum ReleasedSubscribers<State: ViewState> {
         switch self {
         case .none: false
         case .one(let subscriber): subscriber.slot.holder != 0
-        case .many(let many): many.entries.contains { $0.slot.holder != 0 }
+        case .many(let many):
+            many.entries.contains { unsafeDowncast($0, to: SubscriptionRecord<State>.self).slot.holder != 0 }
         }
     }
 
