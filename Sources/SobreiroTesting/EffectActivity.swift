@@ -55,9 +55,14 @@ package final class EffectActivity: Sendable {
 
     private let contents = Locked(Contents())
 
-    /// Whether effect tasks started from now on run their jobs on their activity. A ``TestClock`` switches it on, so
-    /// that only tests with a clock pay for the counting.
+    /// Whether effect tasks started from now on run their jobs on their activity. A ``TestClock`` and a ``TestHost``
+    /// switch it on, so that only tests that settle effects pay for the counting.
     private static let countsJobs = Atomic<Bool>(false)
+
+    /// Whether effect tasks started from now on run their jobs on their activity.
+    package static var isCountingJobs: Bool {
+        countsJobs.load(ordering: .relaxed)
+    }
 
     /// The activity of each model whose effects exist. An activity removes its entry as it goes, so the registry
     /// holds only live activities, and finding or adding one never passes over the others. An activity can outlive

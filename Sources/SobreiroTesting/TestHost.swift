@@ -91,6 +91,9 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
             reportFailure("TestHost could not host \(type(of: model)): \(error)", at: createdAt)
         }
         root.override(dependencies)
+        // Before the effects start: a job that resumes an operation, such as one woken by an element of a sequence
+        // it consumes, must count, or settling could end while the operation still counts as waiting.
+        EffectActivity.countJobs()
         root.host(behavior)
     }
 

@@ -72,6 +72,19 @@ struct EndOfTestCheckTests {
         #expect(took < .seconds(4), "the end of the test waited \(took) for an effect that never settles")
     }
 
+    @Test("a host counts its effects' jobs with no clock, so an element that wakes an operation holds settling up")
+    func hostCountsJobsWithoutClock() async {
+        // In a process of its own, where no test has made a clock: counting is switched on by the host alone.
+        await #expect(processExitsWith: .success) {
+            await MainActor.run {
+                guard !EffectActivity.isCountingJobs else { fatalError("a clock was made before the host") }
+                let host = TestHost(StreamModel(), effects: .mayOutliveTest)
+                guard EffectActivity.isCountingJobs else { fatalError("the host does not count its effects' jobs") }
+                _ = host
+            }
+        }
+    }
+
     @Test("a stream left open in a model with no clock is reported as waiting for its next element")
     func openStreamNamesItsWait() async {
         let line = #line + 2
