@@ -14,10 +14,6 @@ public import SobreiroPrimitives
 /// run inside a transaction's critical section of the model it hears about, and during a hand-over to a main-actor
 /// follower that a write on the main actor waits for.
 public enum Trace {
-    /// Whether a handler is installed: the switch that `SobreiroPrimitives` keeps for every module.
-    @inlinable
-    package static var flag: TraceSwitch { .shared }
-
     /// Boxed: a closure read back through the lock's generic `inout` access gets a reabstraction thunk each
     /// time, and writing it back would nest one more thunk per event.
     private static let handler = Locked<Handler?>(nil)
@@ -33,13 +29,13 @@ public enum Trace {
             defer { installed = Handler(handler) }
             return installed
         }
-        flag.set(true)
+        TraceSwitch.shared.set(true)
         _ = consume replaced
     }
 
     /// Stops tracing; the installed handler receives nothing more, except an event already being reported.
     public static func uninstall() {
-        flag.set(false)
+        TraceSwitch.shared.set(false)
         let removed = handler.withLock { installed in
             defer { installed = nil }
             return installed
@@ -50,7 +46,7 @@ public enum Trace {
     /// Whether a handler is installed.
     @inlinable
     public static var isEnabled: Bool {
-        flag.isOn
+        TraceSwitch.shared.isOn
     }
 
     /// Reports an event about `subject` if a handler is installed.
