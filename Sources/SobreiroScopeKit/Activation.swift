@@ -5,7 +5,7 @@ import Sobreiro
 ///
 /// ``ScopedViewModel/didBecomeActive(_:)`` receives a new one at each activation. Give it everything the model
 /// should do while active: subscriptions (`store(in:)`), `Task`s, cancellables, effects
-/// (``effect(when:strategy:run:reduce:fileID:line:)``) and state sequences (``states()``). When the behavior deactivates,
+/// (``effect(_:timing:strategy:run:reduce:fileID:line:)``) and state sequences (``states()``). When the behavior deactivates,
 /// all of it ends at once, so closures may capture the model strongly and leave no cycle behind. At the next
 /// activation the model starts its work again, and subscriptions resync with the current upstream states.
 ///
@@ -57,7 +57,7 @@ public final class Activation<Model: AnyObject & Sendable> {
     /// ```swift
     /// func didBecomeActive(_ activation: Activation<ListViewModel>) {
     ///     let api = activation.dependency(APIClientKey.self)
-    ///     activation.effect(when: \.isLoading) { _ in try await api.items() } reduce: { state, result in
+    ///     activation.effect(.when(\.isLoading)) { _ in try await api.items() } reduce: { state, result in
     ///         state.items = (try? result.get()) ?? []
     ///         state.isLoading = false
     ///     }

@@ -1,5 +1,6 @@
 import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 
 /// How an effect turns what it hears, a matching state or a new value, into the trigger of a run: at once for
 /// the untimed forms, or as an ``EffectSchedule`` decides for the timed ones, so that both feed their runner
@@ -39,32 +40,98 @@ struct ScheduledAdmission<Value: Sendable>: EffectAdmission {
 }
 
 extension Activation {
-    /// Starts a runner and lets `follow` subscribe it to its triggers, with the runner as the subscription's
-    /// target: a subscription calls the runner's `receive` with each trigger, the version of the state it comes
-    /// from and whether it matches, and `hear` with each state that gives no trigger, if the runner's freshness
-    /// needs to hear them. `origin` names the effect to a test's tracker.
-    func startEffect<State, Trigger: Sendable, Output: Sendable, Failure>(
-        origin: EffectOrigin,
-        strategy: EffectStrategy,
+    /// Starts a runner of `effect`, with `operation` and `reduce` in place of the effect's own (timed ones, say), and lets
+    /// `follow` subscribe it to its triggers, with the runner as the subscription's target: a subscription calls the
+    /// runner's `receive` with each trigger, the version of the state it comes from and whether it matches, and
+    /// `hear` with each state that gives no trigger, if the runner's freshness needs to hear them.
+    func startRunner<State, Value, Trigger: Sendable, Output: Sendable, Failure, RunOutput: Sendable>(
+        _ effect: EffectParts<State, Value, Output, Failure>,
         freshness: EffectFreshness<State, Trigger>,
-        operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void,
-        follow: (_ runner: EffectRunner<State, Trigger, Output, Failure>) -> StateSubscription
-    ) -> Bool where Model: ViewModel<State> {
-        guard admitsWork(origin) else { return false }
+        operation: @escaping @Sendable (Trigger) async throws(Failure) -> RunOutput,
+        reduce: (@Sendable (inout State, Result<RunOutput, Failure>) -> Void)?,
+        follow: (_ runner: EffectRunner<State, Trigger, RunOutput, Failure>) -> StateSubscription
+    ) where Model: ViewModel<State> {
         let runner = EffectRunner(
             model: model,
-            origin: origin,
-            strategy: strategy,
+            origin: effect.origin,
+            strategy: effect.strategy,
             freshness: freshness,
             operation: operation,
             reduce: reduce
         )
         store(runner as any ActivationEffect)
         runner.keep(follow(runner))
-        return true
     }
 
+    /// Starts the runs of `effect` for values that something other than the model's states hands over, an input
+    /// or a sequence's elements: the runner that takes them now, what hands one to it (`false` if its timing
+    /// ignored it), what cancels its runs, and what ends it with the activation.
+    func startDriven<State, Value, Output: Sendable, Failure>(
+        _ effect: EffectParts<State, Value, Output, Failure>
+    ) -> DrivenRuns<Value> where Model: ViewModel<State> {
+        let schedule = schedule(for: effect.timing) ?? EffectSchedule(.immediate, clock: nil)
+        let model: ViewModel<State> = model
+        let timed = schedule.timed(effect.operation)
+        let reducing = effect.reduce.map { EffectSchedule.reducing($0) }
+        let (origin, strategy) = (effect.origin, effect.strategy)
+        // Any state is current for an input: a write-back waits only for no change to commit under its check.
+        let makeRunner = { @Sendable in
+            EffectRunner(
+                model: model,
+                origin: origin,
+                strategy: strategy,
+                freshness: .unchangedValue { _, _ in true },
+                operation: timed,
+                reduce: reducing
+            )
+        }
+        // The runner that takes inputs now, and whether the activation has ended it, under one lock: a cancel that
+        // races the end of the activation must not put a new runner in after the end took the last one.
+        let driven = Locked((runner: makeRunner(), isEnded: false))
+        return DrivenRuns { input in
+            let trigger = schedule.admit(input)
+            guard trigger.admission != .dropped else { return false }
+            // An ended runner starts nothing.
+            driven.withLock { $0.runner }.receive(trigger, version: 0, isMatch: true)
+            return true
+        } cancel: {
+            // An ended runner never writes again: cancelling ends it, and inputs from now on go to a new one, unless
+            // the activation has ended, whose last runner stays ended.
+            var replaced = makeRunner()
+            driven.withLock { driven in
+                if !driven.isEnded { swap(&driven.runner, &replaced) }
+            }
+            replaced.end()
+        } end: {
+            driven.withLock { driven in
+                driven.isEnded = true
+                return driven.runner
+            }.end()
+        }
+    }
+
+    /// The schedule that applies `timing` to an effect's runs, on the clock the tree provides, or `nil` for a
+    /// timing that changes nothing.
+    func schedule(for timing: EffectTiming) -> EffectSchedule? {
+        guard timing.shape != .immediate || timing.retry != nil else { return nil }
+        return EffectSchedule(timing, clock: effectClock())
+    }
+
+    /// The clock that the tree provides under ``ClockKey``, which timed effects read and wait on.
+    func effectClock() -> EffectClock {
+        EffectClock(dependency(ClockKey.self))
+    }
+}
+
+/// The runs of an effect that values from outside the model's states start: see
+/// ``Activation/startDriven(_:)``.
+struct DrivenRuns<Value: Sendable>: Sendable {
+    let receive: @Sendable (Value) -> Bool
+    let cancel: @Sendable () -> Void
+    let end: @Sendable () -> Void
+}
+
+extension Activation {
     /// Subscribes `runner` with `subscribe` to the model's states, each one that matches `predicate` a trigger as
     /// `admission` says, stamped with the version of its state.
     ///

@@ -17,6 +17,11 @@ extension EffectRunner {
     ) async {
         // No result: the run was dropped before its operation began, and is no longer wanted.
         guard let result, let model else { return }
+        guard let reduce else {
+            // Nothing to write back: the run is done.
+            forget(id)
+            return
+        }
         while true {
             // A run that is no longer wanted never is again: it needs no check, and no transaction. The states
             // heard so far are read before the check, so that a wait below misses none heard after it.

@@ -40,7 +40,8 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// `continueOnNewState`, whose runs are independent of later states.
     let freshness: EffectFreshness<State, Trigger>
     private let operation: @Sendable (Trigger) async throws(Failure) -> Output
-    let reduce: @Sendable (inout State, Result<Output, Failure>) -> Void
+    /// Writes a run's outcome back; `nil` for an effect whose runs write nothing back.
+    let reduce: (@Sendable (inout State, Result<Output, Failure>) -> Void)?
     /// Guards `runs`. Held inline rather than through a `Locked`, which would cost an object more per effect.
     private let lock = Lock()
     nonisolated(unsafe) private var runs = Runs()
@@ -59,7 +60,7 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
-        reduce: @escaping @Sendable (inout State, Result<Output, Failure>) -> Void
+        reduce: (@Sendable (inout State, Result<Output, Failure>) -> Void)?
     ) {
         self.model = model
         tracker = EffectHooks.installed?.tracker(for: model, origin: origin)

@@ -95,10 +95,11 @@ final class EffectSchedule: Sendable {
     private let clock: EffectClock?
     private let retry: RetryPolicy?
 
-    init(_ timing: EffectTiming) {
+    /// - Parameter clock: What the timing reads and waits on; `nil` only for a timing that never waits.
+    init(_ timing: EffectTiming, clock: EffectClock?) {
         gate = Locked(TriggerGate(shape: timing.shape))
-        clock = timing.clock
-        retry = timing.retry
+        self.clock = clock
+        retry = clock.flatMap { clock in timing.retry.map { RetryPolicy(timing: $0, clock: clock) } }
     }
 
     /// Admits a trigger that arrives now. Reads the clock outside the lock: a clock may be the app's own code.
@@ -118,9 +119,17 @@ final class EffectSchedule: Sendable {
                 do { try await clock.sleep(due) } catch _ { return nil }
                 guard gate.withLock({ $0.claim(ticket, due: due) }) else { return nil }
             }
-            guard let retry else { return try await operation(trigger.value) }
-            return try await retry.run(operation, with: trigger.value)
+            return try await retrying(operation, with: trigger.value)
         }
+    }
+
+    /// Runs `operation` with `input`, retrying its failures as the timing says.
+    func retrying<Input, Output, Failure: Error>(
+        _ operation: @Sendable (Input) async throws(Failure) -> Output,
+        with input: Input
+    ) async throws(Failure) -> Output {
+        guard let retry else { return try await operation(input) }
+        return try await retry.run(operation, with: input)
     }
 
     /// `reduce`, given only the outcomes of runs that ran their operation.

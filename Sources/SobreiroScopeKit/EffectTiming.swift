@@ -1,5 +1,5 @@
 /// When the runs of an effect start, and how a run answers a failure: debounced, throttled, retried with backoff,
-/// each on a clock of your choice.
+/// each on the clock that the tree provides under ``ClockKey``.
 ///
 /// Pass it as the `timing:` of an effect. Debouncing and throttling decide which triggers start a run and when;
 /// the effect's ``EffectStrategy`` still decides what a trigger that starts a run does to the operations already
@@ -7,14 +7,14 @@
 /// that gives up reaches `reduce` as a value.
 ///
 /// ```swift
-/// activation.effect(onChangeOf: \.query, timing: .debounced(for: .milliseconds(300), clock: clock)) { query in
+/// activation.effect(.onChange(of: \.query), timing: .debounced(for: .milliseconds(300))) { query in
 ///     try await api.search(query)
 /// } reduce: { state, result in
 ///     state.results = (try? result.get()) ?? []
 /// }
 /// ```
 ///
-/// Every wait sleeps on the clock given, inside the effect's run: with a `TestClock`, a test moves time with
+/// Every wait sleeps on the tree's clock, inside the effect's run: under a `TestHost`, a `TestClock` that the test moves with
 /// `advance(by:)`, and `settleEffects(of:)` returns while a run waits on it.
 public struct EffectTiming: Sendable {
     /// Which value a throttled effect runs for, when several triggers arrive within one interval.
@@ -32,35 +32,36 @@ public struct EffectTiming: Sendable {
     }
 
     let shape: Shape
-    /// The clock that debouncing and throttling read and sleep on; `nil` for ``immediate``.
-    let clock: EffectClock?
-    let retry: RetryPolicy?
+    let retry: Retry?
+
+    /// How a run retries a failing operation.
+    struct Retry: Sendable {
+        let retries: Int
+        let initialDelay: Duration
+        let multiplier: Double
+    }
 
     /// Every trigger starts a run at once, and a failure reaches `reduce` at once: the timing of an effect given
     /// no `timing:`.
-    public static let immediate = EffectTiming(shape: .immediate, clock: nil, retry: nil)
+    public static let immediate = EffectTiming(shape: .immediate, retry: nil)
 
     /// Starts a run only once triggers have stopped arriving for `duration`; a new trigger replaces the one that
     /// waits.
     ///
-    /// The run waits on `clock` before its operation starts, and a newer trigger cancels that wait, so a search
+    /// The run waits on the tree's clock before its operation starts, and a newer trigger cancels that wait, so a search
     /// runs for the query the user stopped typing at. Under ``EffectStrategy/cancelOnNewState`` a newer trigger
     /// also cancels an operation that already started.
     ///
     /// ```swift
-    /// activation.effect(onChangeOf: \.query, timing: .debounced(for: .milliseconds(300))) { query in
+    /// activation.effect(.onChange(of: \.query), timing: .debounced(for: .milliseconds(300))) { query in
     ///     try await api.search(query)
     /// } reduce: { state, result in state.results = (try? result.get()) ?? [] }
     /// ```
     ///
     /// - Parameters:
     ///   - duration: How long triggers must stop arriving before a run starts.
-    ///   - clock: The clock to wait on; a `TestClock` in tests.
-    public static func debounced<C: Clock>(
-        for duration: Duration,
-        clock: C = ContinuousClock()
-    ) -> EffectTiming where C.Duration == Duration {
-        EffectTiming(shape: .debounce(duration), clock: EffectClock(clock), retry: nil)
+    public static func debounced(for duration: Duration) -> EffectTiming {
+        EffectTiming(shape: .debounce(duration), retry: nil)
     }
 
     /// Starts at most one run per `interval`: the first trigger at once, then, as `keeping` says, either nothing
@@ -71,7 +72,7 @@ public struct EffectTiming: Sendable {
     /// ``EffectStrategy/cancelOnNewState`` makes the running operation out of date.
     ///
     /// ```swift
-    /// activation.effect(on: refresh, timing: .throttled(for: .seconds(2), keeping: .first)) {
+    /// activation.effect(.input(refresh), timing: .throttled(for: .seconds(2), keeping: .first)) {
     ///     try await api.items()
     /// } reduce: { state, result in state.items = (try? result.get()) ?? state.items }
     /// ```
@@ -79,13 +80,8 @@ public struct EffectTiming: Sendable {
     /// - Parameters:
     ///   - interval: The shortest time between the starts of two runs.
     ///   - keeping: Which of the triggers of an interval runs.
-    ///   - clock: The clock to read and wait on; a `TestClock` in tests.
-    public static func throttled<C: Clock>(
-        for interval: Duration,
-        keeping: ThrottledValue = .latest,
-        clock: C = ContinuousClock()
-    ) -> EffectTiming where C.Duration == Duration {
-        EffectTiming(shape: .throttle(interval, keeping), clock: EffectClock(clock), retry: nil)
+    public static func throttled(for interval: Duration, keeping: ThrottledValue = .latest) -> EffectTiming {
+        EffectTiming(shape: .throttle(interval, keeping), retry: nil)
     }
 
     /// Starts each run at once, and tries a failing operation again, up to `retries` times, after delays that
@@ -96,7 +92,7 @@ public struct EffectTiming: Sendable {
     /// nothing back.
     ///
     /// ```swift
-    /// activation.effect(when: \.isLoading, timing: .retrying(upTo: 3, initialDelay: .seconds(1))) { _ in
+    /// activation.effect(.when(\.isLoading), timing: .retrying(upTo: 3, initialDelay: .seconds(1))) { _ in
     ///     try await api.items()
     /// } reduce: { state, result in
     ///     state.isLoading = false
@@ -108,17 +104,11 @@ public struct EffectTiming: Sendable {
     ///   - retries: How many times to try again after the first failure; `0` never retries.
     ///   - initialDelay: The wait before the first retry.
     ///   - multiplier: How much longer each wait is than the previous one.
-    ///   - clock: The clock to wait on; a `TestClock` in tests.
-    public static func retrying<C: Clock>(
-        upTo retries: Int,
-        initialDelay: Duration,
-        multiplier: Double = 2,
-        clock: C = ContinuousClock()
-    ) -> EffectTiming where C.Duration == Duration {
-        immediate.retrying(upTo: retries, initialDelay: initialDelay, multiplier: multiplier, clock: clock)
+    public static func retrying(upTo retries: Int, initialDelay: Duration, multiplier: Double = 2) -> EffectTiming {
+        immediate.retrying(upTo: retries, initialDelay: initialDelay, multiplier: multiplier)
     }
 
-    /// This timing, whose runs also retry a failing operation as ``retrying(upTo:initialDelay:multiplier:clock:)``
+    /// This timing, whose runs also retry a failing operation as ``retrying(upTo:initialDelay:multiplier:)``
     /// does: a debounced search that tries twice more before it shows an error, for example.
     ///
     /// ```swift
@@ -129,22 +119,11 @@ public struct EffectTiming: Sendable {
     ///   - retries: How many times to try again after the first failure; `0` never retries.
     ///   - initialDelay: The wait before the first retry.
     ///   - multiplier: How much longer each wait is than the previous one.
-    ///   - clock: The clock to wait on; a `TestClock` in tests.
-    public func retrying<C: Clock>(
-        upTo retries: Int,
-        initialDelay: Duration,
-        multiplier: Double = 2,
-        clock: C = ContinuousClock()
-    ) -> EffectTiming where C.Duration == Duration {
+    public func retrying(upTo retries: Int, initialDelay: Duration, multiplier: Double = 2) -> EffectTiming {
         if retries < 0 { fatalError("retrying(upTo:) needs a number of retries of 0 or more, not \(retries)") }
         if !(multiplier >= 1) { fatalError("retrying(multiplier:) needs delays that do not shrink: pass 1 or more") }
-        let retry = RetryPolicy(
-            retries: retries,
-            initialDelay: initialDelay,
-            multiplier: multiplier,
-            clock: EffectClock(clock)
-        )
-        return EffectTiming(shape: shape, clock: self.clock, retry: retry)
+        return EffectTiming(
+            shape: shape, retry: Retry(retries: retries, initialDelay: initialDelay, multiplier: multiplier))
     }
 }
 
@@ -156,18 +135,20 @@ struct EffectClock: Sendable {
     /// Sleeps until the given time since the clock was captured.
     let sleep: @Sendable (_ until: Duration) async throws -> Void
 
-    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    init(_ clock: any Clock<Duration>) {
+        self.init(opening: clock)
+    }
+
+    private init<C: Clock>(opening clock: C) where C.Duration == Duration {
         let origin = clock.now
         now = { origin.duration(to: clock.now) }
         sleep = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
     }
 }
 
-/// How a run retries a failing operation.
+/// How a run retries a failing operation, on the clock it waits on.
 struct RetryPolicy: Sendable {
-    let retries: Int
-    let initialDelay: Duration
-    let multiplier: Double
+    let timing: EffectTiming.Retry
     let clock: EffectClock
 
     /// Runs `operation` with `input`, retrying its failures with growing delays; throws the last failure.
@@ -175,17 +156,17 @@ struct RetryPolicy: Sendable {
         _ operation: @Sendable (Input) async throws(Failure) -> Output,
         with input: Input
     ) async throws(Failure) -> Output {
-        var delay = initialDelay
+        var delay = timing.initialDelay
         var retried = 0
         while true {
             do throws(Failure) {
                 return try await operation(input)
             } catch {
-                guard retried < retries, !Task.isCancelled else { throw error }
+                guard retried < timing.retries, !Task.isCancelled else { throw error }
                 retried += 1
                 // A cancelled wait gives up with the failure in hand: the run that was cancelled writes nothing.
                 do { try await clock.sleep(clock.now() + delay) } catch _ { throw error }
-                delay = delay * multiplier
+                delay = delay * timing.multiplier
             }
         }
     }

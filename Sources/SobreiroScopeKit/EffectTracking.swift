@@ -63,7 +63,7 @@ package protocol EffectTracking: AnyObject, Sendable {
 /// Effects take it from hidden `fileID` and `line` parameters with caller defaults, and only a test process reads
 /// it: an app's effects pass it to no tracker, so it costs them two arguments.
 package struct EffectOrigin: Hashable, Sendable, CustomStringConvertible {
-    /// The form of the effect, as its declaration reads: `effect(when:)`.
+    /// The form of the effect, as its declaration reads: `effect(.when)`.
     package let form: String
     /// The file ID of the declaration, if known.
     package let fileID: String?
@@ -77,7 +77,7 @@ package struct EffectOrigin: Hashable, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    /// The form, then where it was declared: `effect(when:) at App/ListViewModel.swift:42`.
+    /// The form, then where it was declared: `effect(.when) at App/ListViewModel.swift:42`.
     package var description: String {
         guard let fileID else { return form }
         return "\(form) at \(fileID):\(line)"

@@ -1,148 +1,379 @@
 import ScopeKit
-import Sobreiro
+public import Sobreiro
 import SobreiroPrimitives
 
-/// A named effect of a view model: started by an intent ("refresh", "upload this file") rather than by a state,
-/// and cancelled by name ("cancel the upload").
+/// What starts the runs of an effect, and the value each run is given: a state that matches, a new value of a
+/// part of the state, an input the model sends, a period, or the elements of a sequence.
 ///
-/// The model owns the trigger, as a property; each activation connects it to an effect with
-/// ``Activation/effect(on:timing:strategy:run:reduce:fileID:line:)``, and the model's methods call ``send(_:)`` and
-/// ``cancel()``. No state flag has to be set to start the work, nor remembered to be reset after it.
+/// Every effect takes one, as the first argument of ``Activation/effect(_:timing:strategy:run:reduce:fileID:line:)``:
 ///
 /// ```swift
-/// final class UploadViewModel: ViewModel<UploadState>, ScopedViewModel, @unchecked Sendable {
-///     private let upload = EffectTrigger<Photo>()
-///
-///     func didBecomeActive(_ activation: Activation<UploadViewModel>) {
-///         activation.effect(on: upload) { [api] photo in try await api.upload(photo) } reduce: { state, result in
-///             state.status = (try? result.get()) != nil ? .done : .failed
-///         }
-///     }
-///
-///     func send(_ photo: Photo) {
-///         write { $0.status = .uploading }
-///         upload.send(photo)
-///     }
-///
-///     func cancelUpload() {
-///         upload.cancel()  // nothing the upload returns is written from now on
-///         write { $0.status = .cancelled }
-///     }
-/// }
+/// activation.effect(.when(\.isLoading)) { _ in try await api.items() } reduce: { state, result in … }
+/// activation.effect(.onChange(of: \.query), timing: .debounced(for: .milliseconds(300))) { query in … } reduce: { … }
+/// activation.effect(.input(uploading)) { photo in try await api.upload(photo) } reduce: { … }
+/// activation.effect(.every(.seconds(30), while: \.isLive)) { _ in try await api.score() } reduce: { … }
+/// activation.effect(.elements(of: socket.messages)) { state, message in state.messages.append(message) }
 /// ```
 ///
-/// A trigger drives one effect at a time. While the model is not active, no effect listens: ``send(_:)`` says so
-/// with ``Outcome/inactive`` and runs nothing, and debug builds print a warning the first time, in case the
-/// refusal would otherwise pass unnoticed.
-public final class EffectTrigger<Input: Sendable>: Sendable {
-    /// What ``EffectTrigger/send(_:)`` did.
-    public enum Outcome: Sendable, Equatable {
-        /// The effect received the input: it runs for it now, or when its timing says.
-        case delivered
-        /// The effect is throttled and its timing ignored the input: nothing runs for it.
-        case throttled
-        /// No active effect listens to the trigger, because the model is not active: nothing runs.
-        case inactive
-    }
+/// The triggers that follow the state (``when(_:)``, ``onChange(of:)`` and ``every(_:while:startingNow:)`` with a
+/// predicate) follow it as a subscriber does: under concurrent writes or re-entrancy, intermediate states are
+/// coalesced, so a state that matched only until the next write may start no run.
+public struct EffectTrigger<State: ViewState, Value: Sendable>: Sendable {
+    let source: any EffectSource<State, Value>
 
-    private let connection = Locked<TriggerConnection<Input>?>(nil)
-    private let refusal = RuntimeWarning()
-
-    /// Creates a trigger that no effect listens to yet.
-    public init() {}
-
-    /// Whether an effect of an active model listens to this trigger.
-    public var isConnected: Bool {
-        connection.withLock { $0 != nil }
-    }
-
-    /// Starts the effect's work for `input`, from any thread.
-    ///
-    /// Under ``EffectStrategy/cancelOnNewState`` (the default) it restarts the effect: the run going is cancelled
-    /// and writes nothing back. Under ``EffectStrategy/continueOnNewState`` the runs go on side by side.
-    ///
-    /// - Parameter input: What the effect's operation is given.
-    /// - Returns: Whether the effect received it.
-    @discardableResult
-    public func send(_ input: Input) -> Outcome {
-        guard let connection = connection.withLock({ $0 }) else {
-            warnOfRefusal()
-            return .inactive
-        }
-        return connection.receive(input) ? .delivered : .throttled
-    }
-
-    /// Cancels the effect's runs: once this returns, none of them writes anything back, whichever thread it runs
-    /// on. Inputs sent later start new runs.
-    ///
-    /// The cancel is decided in order with the model's transactions, as the end of an activation is: a write-back
-    /// running on another thread either committed before, or writes nothing. It may be called anywhere, inside a
-    /// transaction of the model too, such as the effect's own `reduce`.
-    ///
-    /// A ``send(_:)`` on another thread at the same moment may be cancelled too.
-    ///
-    /// - Returns: `true` if an active effect listened, and its runs are cancelled; `false` if none did, and nothing
-    ///   of it runs anyway.
-    @discardableResult
-    public func cancel() -> Bool {
-        guard let connection = connection.withLock({ $0 }) else { return false }
-        connection.cancel()
-        return true
-    }
-
-    /// Makes `connection` the effect of this trigger.
-    func connect(_ connection: TriggerConnection<Input>) {
-        let isFree = self.connection.withLock { current in
-            guard current == nil else { return false }
-            current = connection
-            return true
-        }
-        if !isFree {
-            fatalError(
-                "an EffectTrigger drives one effect at a time, and this one already has an active effect: give each "
-                    + "effect a trigger of its own, and each model instance its own triggers"
-            )
-        }
-    }
-
-    /// Ends `connection`, if it is still the effect of this trigger.
-    func disconnect(_ connection: TriggerConnection<Input>) {
-        self.connection.withLock { current in
-            if current === connection { current = nil }
-        }
-    }
-
-    private func warnOfRefusal() {
-        refusal.emit(
-            "EffectTrigger<\(Input.self)>.send(_:) ran nothing: no active effect listens to it. "
-                + "Connect it with activation.effect(on:) in didBecomeActive, and check the Outcome that send returns "
-                + "where the model may be inactive.")
+    fileprivate init(_ source: some EffectSource<State, Value>) {
+        self.source = source
     }
 }
 
-/// The effect that a trigger drives, as the trigger sees it: its input type only.
-final class TriggerConnection<Input: Sendable>: Sendable {
-    /// Hands an input to the effect; `false` if its timing ignored it.
-    let receive: @Sendable (Input) -> Bool
-    /// Cancels the effect's runs, inside a transaction of the model.
-    let cancel: @Sendable () -> Void
-
-    init(receive: @escaping @Sendable (Input) -> Bool, cancel: @escaping @Sendable () -> Void) {
-        self.receive = receive
-        self.cancel = cancel
+extension EffectTrigger where Value == State {
+    /// Each state that matches `predicate`, the current one included: a run is given the matching state.
+    ///
+    /// While the predicate holds, every other change of the state is a new trigger: make it match only the states
+    /// that ask for work, such as a list's `.loading` phase. To react to one part of the state only, use
+    /// ``onChange(of:)``.
+    ///
+    /// Under ``EffectStrategy/cancelOnNewState`` a result is written back only if no change has committed since the
+    /// state the run was given. The write-back transaction checks it, so the check and the commit are one step: a
+    /// result never lands in a state that has moved on, even while a slow subscriber holds up the delivery of the
+    /// newer state. Each new state, matching or not, also cancels the running operation.
+    ///
+    /// - Parameter predicate: Whether a state calls for a run. It runs on the delivering thread; keep it cheap.
+    public static func when(_ predicate: @escaping @Sendable (State) -> Bool) -> Self {
+        EffectTrigger(MatchingStates(predicate: predicate))
     }
-}
 
-extension EffectTrigger where Input == Void {
-    /// Starts the effect's work: see ``send(_:)``.
+    /// A tick every `interval` while the activation lasts, or while `predicate` holds: a run is given the committed
+    /// state at its tick.
+    ///
+    /// A poll by default: the first tick comes at once, and each next one `interval` after the previous run wrote
+    /// back, so runs never overlap. A timer passes `startingNow: false`, and its first tick comes one interval
+    /// after the start. The interval passes on the clock that the tree provides under ``ClockKey``.
+    ///
+    /// What the ticks write never stops them: only the end of the activation does, or, with a `predicate`, a state
+    /// where it no longer holds. Ticking starts again at the next state where it holds. A run's result never
+    /// lands in a state where `predicate` does not hold, even one that has committed and not reached the effect
+    /// yet: it is dropped. The effect's ``EffectStrategy`` does not apply, and of the timings only retrying does.
     ///
     /// ```swift
-    /// func refresh() { refreshing.send() }
+    /// activation.effect(.every(.seconds(1), while: \.isRecording, startingNow: false)) { state, _ in
+    ///     state.secondsElapsed += 1
+    /// }
     /// ```
     ///
-    /// - Returns: Whether the effect received it.
-    @discardableResult
-    public func send() -> Outcome {
-        send(())
+    /// - Parameters:
+    ///   - interval: The time between the end of one run and the next tick.
+    ///   - predicate: Whether a state calls for ticking; `nil` ticks for the whole activation. It runs on the
+    ///     delivering thread, and on the effect's before and after each run, never under the model's lock; keep
+    ///     it cheap.
+    ///   - startingNow: Whether the first tick comes at once (a poll) or after one interval (a timer).
+    public static func every(
+        _ interval: Duration,
+        while predicate: (@Sendable (State) -> Bool)? = nil,
+        startingNow: Bool = true
+    ) -> Self {
+        EffectTrigger(Period(interval: interval, predicate: predicate, startingNow: startingNow))
+    }
+}
+
+extension EffectTrigger where Value: Equatable {
+    /// The current value of a part of the state, then each value that differs (`==`) from the previous one the
+    /// effect received: a run is given the value. Changes elsewhere in the state start nothing and drop no result.
+    ///
+    /// Under ``EffectStrategy/cancelOnNewState`` a result is written back only if the state being written still
+    /// holds the value the run was given, and no newer value has reached the effect since. The value is checked on
+    /// the committed state just before the write-back transaction, outside the model's lock, and the transaction
+    /// writes only if no change committed in between. A run that finds another value waits: the effect hearing of
+    /// that value ends it, and the effect hearing a state with the run's value again lets it write back. A value
+    /// that changes and changes back before the effect hears of the change counts as unchanged. A value that is not
+    /// equal to itself (a NaN) never holds, so its run's result is dropped.
+    ///
+    /// - Parameter value: The part of the state, often a key path. It runs on the delivering thread, and under
+    ///   `cancelOnNewState` also on the thread of a run that ends, before its result is written back; keep it
+    ///   cheap. It never runs under the model's lock.
+    public static func onChange(of value: @escaping @Sendable (State) -> Value) -> Self {
+        EffectTrigger(ChangingValues(value: value))
+    }
+}
+
+extension EffectTrigger {
+    /// Each input the model sends to `input` with ``EffectInput/send(_:)``: a run is given the input.
+    ///
+    /// The work starts because a method of the model said so, not because the state matches something, and
+    /// ``EffectInput/cancel()`` ends it by name. The state may change meanwhile without dropping a result.
+    ///
+    /// - Parameter input: The input the model owns; it drives this effect until the activation ends.
+    public static func input(_ input: EffectInput<Value>) -> Self {
+        EffectTrigger(Inputs(input: input))
+    }
+
+    /// Each element of `sequence`, in order, iterated off the main actor while the activation lasts: a run is
+    /// given the element.
+    ///
+    /// Given to ``Activation/effect(_:reduce:fileID:line:)``, each element is folded into the state in its own
+    /// transaction, in order. The iteration is cancelled when the activation ends, and no element is written after
+    /// that, even one that had already arrived. Make the sequence in ``ScopedViewModel/didBecomeActive(_:)``, so
+    /// that each activation iterates one of its own. While it waits for the next element, the effect counts as
+    /// settled in a test.
+    ///
+    /// - Parameter sequence: The elements, such as a socket's messages or another model's `states()`.
+    public static func elements<Elements: AsyncSequence & Sendable>(of sequence: Elements) -> Self
+    where Elements.Element == Value, Elements.Failure == Never {
+        EffectTrigger(
+            SequenceElements<State, Value> { loop, each in
+                var elements = sequence.makeAsyncIterator()
+                while let element = await loop.waitIdle({ await elements.next(isolation: nil) }) {
+                    guard each(element) else { return }
+                }
+            })
+    }
+
+    /// Each element of `sequence`, which may fail, as ``elements(of:)-(Elements)`` gives them: a run is given
+    /// `.success(element)`, and the failure that ends the sequence arrives once, as `.failure`.
+    ///
+    /// - Parameter sequence: The elements, such as a socket's messages.
+    public static func elements<Elements: AsyncSequence & Sendable>(of sequence: Elements) -> Self
+    where Value == Result<Elements.Element, Elements.Failure> {
+        EffectTrigger(
+            SequenceElements<State, Value> { loop, each in
+                var elements = sequence.makeAsyncIterator()
+                do throws(Elements.Failure) {
+                    while let element = try await loop.waitIdle({ () async throws(Elements.Failure) in
+                        try await elements.next(isolation: nil)
+                    }) {
+                        guard each(.success(element)) else { return }
+                    }
+                } catch {
+                    _ = each(.failure(error))
+                }
+            })
+    }
+}
+
+/// The parts of one effect, as ``Activation`` gathers them, for its trigger's source to start.
+struct EffectParts<State: ViewState, Value: Sendable, Output: Sendable, Failure: Error> {
+    let origin: EffectOrigin
+    let timing: EffectTiming
+    let strategy: EffectStrategy
+    let operation: @Sendable (Value) async throws(Failure) -> Output
+    /// Writes a run's outcome into the state; `nil` for an effect that writes nothing back.
+    let reduce: (@Sendable (inout State, Result<Output, Failure>) -> Void)?
+    /// For ``Activation/effect(_:reduce:fileID:line:)``: writes each trigger's value into the state. A sequence's
+    /// elements are folded with it in order, one transaction each; every other trigger runs `operation`, which
+    /// returns its value, and writes it back with `reduce`, as any effect does.
+    let fold: (@Sendable (inout State, Value) -> Void)?
+    let subscribe: EffectSubscribe<State>
+}
+
+/// One kind of ``EffectTrigger``: how its triggers reach the runs of an effect.
+protocol EffectSource<State, Value>: Sendable {
+    associatedtype State: ViewState
+    associatedtype Value: Sendable
+
+    /// The trigger as a declaration spells it, such as `.when`, to name the effect in a test.
+    var form: String { get }
+
+    /// Starts `effect` on `activation`, which admits work.
+    @MainActor
+    func start<Model, Output: Sendable, Failure: Error>(
+        _ effect: EffectParts<State, Value, Output, Failure>,
+        on activation: Activation<Model>
+    ) where Model: ViewModel<State>
+}
+
+/// ``EffectTrigger/when(_:)``.
+private struct MatchingStates<State: ViewState>: EffectSource {
+    var form: String { ".when" }
+    let predicate: @Sendable (State) -> Bool
+
+    func start<Model, Output: Sendable, Failure: Error>(
+        _ effect: EffectParts<State, State, Output, Failure>,
+        on activation: Activation<Model>
+    ) where Model: ViewModel<State> {
+        guard let schedule = activation.schedule(for: effect.timing) else {
+            activation.startRunner(
+                effect, freshness: .unchangedState, operation: effect.operation, reduce: effect.reduce
+            ) { runner in
+                activation.follow(
+                    runner, matching: predicate, admission: ImmediateAdmission(), subscribe: effect.subscribe)
+            }
+            return
+        }
+        activation.startRunner(
+            effect, freshness: .unchangedState, operation: schedule.timed(effect.operation),
+            reduce: effect.reduce.map { EffectSchedule.reducing($0) }
+        ) {
+            runner in
+            activation.follow(
+                runner, matching: predicate, admission: ScheduledAdmission(schedule: schedule),
+                subscribe: effect.subscribe)
+        }
+    }
+}
+
+/// ``EffectTrigger/onChange(of:)``.
+private struct ChangingValues<State: ViewState, Value: Equatable & Sendable>: EffectSource {
+    var form: String { ".onChange" }
+    let value: @Sendable (State) -> Value
+
+    func start<Model, Output: Sendable, Failure: Error>(
+        _ effect: EffectParts<State, Value, Output, Failure>,
+        on activation: Activation<Model>
+    ) where Model: ViewModel<State> {
+        let value = value
+        guard let schedule = activation.schedule(for: effect.timing) else {
+            activation.startRunner(
+                effect, freshness: .unchangedValue(of: value), operation: effect.operation, reduce: effect.reduce
+            ) { runner in
+                activation.follow(
+                    runner, changesOf: value, admission: ImmediateAdmission(), subscribe: effect.subscribe)
+            }
+            return
+        }
+        let freshness = EffectFreshness<State, TimedTrigger<Value>>.unchangedValue { state, trigger in
+            value(state) == trigger.value
+        }
+        activation.startRunner(
+            effect, freshness: freshness, operation: schedule.timed(effect.operation),
+            reduce: effect.reduce.map { EffectSchedule.reducing($0) }
+        ) { runner in
+            activation.follow(
+                runner, changesOf: value, admission: ScheduledAdmission(schedule: schedule),
+                subscribe: effect.subscribe)
+        }
+    }
+}
+
+/// ``EffectTrigger/input(_:)``.
+private struct Inputs<State: ViewState, Value: Sendable>: EffectSource {
+    var form: String { ".input" }
+    let input: EffectInput<Value>
+
+    func start<Model, Output: Sendable, Failure: Error>(
+        _ effect: EffectParts<State, Value, Output, Failure>,
+        on activation: Activation<Model>
+    ) where Model: ViewModel<State> {
+        let driven = activation.startDriven(effect)
+        let connection = TriggerConnection<Value>(receive: driven.receive, cancel: driven.cancel)
+        input.connect(connection)
+        activation.store(
+            AnyCancellable { [input] in
+                input.disconnect(connection)
+                driven.end()
+            }
+        )
+    }
+}
+
+/// ``EffectTrigger/elements(of:)-(Elements)``: `drain` iterates the sequence, waiting for each element through the
+/// loop it is given, and hands each element on until it is told to stop.
+private struct SequenceElements<State: ViewState, Value: Sendable>: EffectSource {
+    var form: String { ".elements" }
+    let drain: @Sendable (_ loop: EffectLoop<State>, _ each: (Value) -> Bool) async -> Void
+
+    func start<Model, Output: Sendable, Failure: Error>(
+        _ effect: EffectParts<State, Value, Output, Failure>,
+        on activation: Activation<Model>
+    ) where Model: ViewModel<State> {
+        let loop = EffectLoop(model: activation.model, origin: effect.origin)
+        let drain = drain
+        if let fold = effect.fold {
+            // Each element is written as it comes, in order, in a transaction of its own.
+            activation.store(loop as any ActivationEffect)
+            loop.start { writer in
+                await drain(loop) { element in writer.write { fold(&$0, element) } }
+            }
+            return
+        }
+        // Each element is an input to the effect's runs, as one that the model sends.
+        let driven = activation.startDriven(effect)
+        activation.store(
+            AnyCancellable {
+                loop.end()
+                driven.end()
+            }
+        )
+        loop.start { _ in
+            await drain(loop) { element in
+                _ = driven.receive(element)
+                return !Task.isCancelled
+            }
+        }
+    }
+}
+
+/// ``EffectTrigger/every(_:while:startingNow:)``.
+private struct Period<State: ViewState>: EffectSource {
+    var form: String { ".every" }
+    let interval: Duration
+    let predicate: (@Sendable (State) -> Bool)?
+    let startingNow: Bool
+
+    func start<Model, Output: Sendable, Failure: Error>(
+        _ effect: EffectParts<State, State, Output, Failure>,
+        on activation: Activation<Model>
+    ) where Model: ViewModel<State> {
+        if effect.timing.shape != .immediate {
+            fatalError(
+                "effect(.every(…)) ticks at its own times: give it no debounced or throttled timing (retrying is fine)"
+            )
+        }
+        if effect.strategy != .cancelOnNewState {
+            fatalError("effect(.every(…)) runs one tick at a time: give it no strategy")
+        }
+        let clock = activation.effectClock()
+        let schedule = activation.schedule(for: effect.timing)
+        let operation = effect.operation
+        let (interval, predicate, startingNow, reduce) = (interval, predicate, startingNow, effect.reduce)
+        let freshness = EffectFreshness<State, Void>.holding(predicate)
+        let loop = EffectLoop(model: activation.model, origin: effect.origin)
+        let model: ViewModel<State> = activation.model
+        let tick: @Sendable (EffectLoop<State>.Writer) async -> Void = { [weak model] writer in
+            if !startingNow {
+                do { try await clock.sleep(clock.now() + interval) } catch _ { return }
+            }
+            while let state = model?.state {
+                // A state where the predicate no longer holds may have committed before the subscription below
+                // hears it and stops this run: such a state is not polled, and a poll's result never lands in one.
+                if predicate?(state) ?? true {
+                    let result: Result<Output, Failure>
+                    do throws(Failure) {
+                        if let schedule {
+                            result = .success(try await schedule.retrying(operation, with: state))
+                        } else {
+                            result = .success(try await operation(state))
+                        }
+                    } catch {
+                        result = .failure(error)
+                    }
+                    if let reduce {
+                        guard writer.write(holding: freshness, { reduce(&$0, result) }) != .stopped else { return }
+                    } else if Task.isCancelled {
+                        return
+                    }
+                }
+                do { try await clock.sleep(clock.now() + interval) } catch _ { return }
+            }
+        }
+        guard let predicate else {
+            activation.store(loop as any ActivationEffect)
+            loop.start(tick)
+            return
+        }
+        let isTicking = LastValue<Bool>()
+        // Its own writes reach the effect as any state does: they stop it only if the predicate no longer holds.
+        let subscription = effect.subscribe(model, loop) { target, state, _, notice in
+            notice.willCall(target)
+            let holds = predicate(state)
+            guard isTicking.replace(with: holds) else { return }
+            let loop = unsafeDowncast(target, to: EffectLoop<State>.self)
+            if holds { loop.start(tick) } else { loop.stop() }
+        }
+        activation.store(
+            AnyCancellable {
+                subscription.cancel()
+                loop.end()
+            }
+        )
     }
 }

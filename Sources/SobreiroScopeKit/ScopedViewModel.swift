@@ -14,7 +14,7 @@ public import ScopeKit
 ///
 ///     func didBecomeActive(_ activation: Activation<ListViewModel>) {
 ///         subscribe(to: session, onChange: ListViewModel.sessionDidChange).store(in: activation)
-///         activation.effect(when: \.isLoading) { [api] _ in try await api.items() } reduce: { state, result in
+///         activation.effect(.when(\.isLoading)) { [api] _ in try await api.items() } reduce: { state, result in
 ///             switch result {
 ///             case .success(let items): state.items = items
 ///             case .failure(let error): state.error = "\(error)"

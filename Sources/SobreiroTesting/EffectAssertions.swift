@@ -200,8 +200,8 @@ func unfinishedEffects(of model: some AnyObject & Sendable) -> String? {
     return "\(count) effect operation(s) of \(type(of: model)) still run at the end of the test\(together):\n"
         + lines.joined(separator: "\n")
         + "\nLet them finish before the test ends: " + advice.joined(separator: ", ")
-        + ", or end the model's activation (detach() on its TestHost or its behavior), which a poll with no "
-        + "while: needs. To let them run past the test, host the model with TestHost(model, effects: .mayOutliveTest)."
+        + ", or end the model's activation (detach() on its TestHost or its behavior), which an "
+        + ".every with no while: needs. To let them run past the test, host the model with TestHost(model, effects: .mayOutliveTest)."
 }
 
 /// What an unfinished operation in `state` does, as a failure message says it.

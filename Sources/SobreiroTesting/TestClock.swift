@@ -13,11 +13,10 @@ import Testing
 /// ``settleEffects(of:timeout:fileID:filePath:line:column:)`` returns with the effect parked on the clock.
 ///
 /// ```swift
-/// let clock = TestClock()
-/// let search = SearchViewModel(clock: clock)   // an effect debounces for 300 ms on `clock`
-/// search.type("oak")
-/// await settleEffects(of: search)               // the effect now sleeps on the clock
-/// await clock.advance(by: .milliseconds(300))   // it wakes, searches and writes back
+/// let search = TestHost(SearchViewModel())          // an effect debounces for 300 ms on the host's clock
+/// search.model.type("oak")
+/// await search.settleEffects()                      // the effect now sleeps on the clock
+/// await search.clock.advance(by: .milliseconds(300))  // it wakes, searches and writes back
 /// ```
 public final class TestClock: Clock, Sendable {
     /// A point in the test clock's time: the duration since it started.

@@ -48,6 +48,10 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// The root that hosts ``behavior``.
     public let root = RootScope()
 
+    /// The clock the model's timed effects wait on, which the root provides under `ClockKey`: time passes only
+    /// when the test moves it, with ``TestClock/advance(by:fileID:filePath:line:column:)``.
+    public nonisolated let clock: TestClock
+
     private nonisolated let effects: EffectExhaustivity
     private nonisolated let subscription: StateSubscription
     private nonisolated let createdAt: CallerLocation
@@ -55,7 +59,8 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// Hosts `model` in a tree of its own until the host is released, at the end of the test that holds it.
     ///
     /// The model reads `dependencies` before any provider or default: its root overrides them, so the model's
-    /// `didLoad(_:)` and first `didBecomeActive(_:)` already see them.
+    /// `didLoad(_:)` and first `didBecomeActive(_:)` already see them. Its effects wait on `clock`, unless
+    /// `dependencies` give `ClockKey` another value.
     ///
     /// ```swift
     /// var fakes = DependencyValues()
@@ -65,6 +70,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     ///
     /// - Parameters:
     ///   - model: The view model to test, bound to no behavior yet.
+    ///   - clock: The clock its timed effects wait on; a new one by default. Pass the one a fake waits on too.
     ///   - dependencies: The values that replace, for this model, whatever the tree would provide.
     ///   - effects: Whether the model's effect operations must have finished when the test ends.
     ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
@@ -73,6 +79,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     ///   - column: The caller's column, where a failure is reported; leave the default.
     public init(
         _ model: Model,
+        clock: TestClock = TestClock(),
         dependencies: DependencyValues = DependencyValues(),
         effects: EffectExhaustivity = .exhaustive,
         fileID: String = #fileID,
@@ -81,6 +88,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
         column: UInt = #column
     ) {
         self.model = model
+        self.clock = clock
         self.effects = effects
         createdAt = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         states = StateRecorder(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -90,6 +98,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
         if case .refused(let error) = behavior.bind(model) {
             reportFailure("TestHost could not host \(type(of: model)): \(error)", at: createdAt)
         }
+        root.provide(ClockKey.self, clock)
         root.override(dependencies)
         // Before the effects start: a job that resumes an operation, such as one woken by an element of a sequence
         // it consumes, must count, or settling could end while the operation still counts as waiting.

@@ -16,7 +16,7 @@ final class FeedViewModel: ViewModel<FeedState>, ScopedViewModel, @unchecked Sen
     func search(_ query: String) { write { $0.query = query } }
 
     func didBecomeActive(_ activation: Activation<FeedViewModel>) {
-        activation.effect(onChangeOf: \.query) { query in
+        activation.effect(.onChange(of: \.query)) { query in
             [query]
         } reduce: { state, result in
             state.results = result.get()

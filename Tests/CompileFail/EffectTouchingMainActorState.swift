@@ -14,7 +14,7 @@ final class LevelViewModel: ViewModel<LevelState>, ScopedViewModel, @unchecked S
     init() { super.init(initialState: LevelState()) }
 
     func didBecomeActive(_ activation: Activation<LevelViewModel>) {
-        activation.effect(when: { $0.level < 5 }) { state in
+        activation.effect(.when { $0.level < 5 }) { state in
             state.level + 1
         } reduce: { state, next in
             state.level = next.get()

@@ -26,7 +26,7 @@ final class AsyncWriterModel: ViewModel<AsyncWriterState>, ScopedViewModel, @unc
     }
 
     func didBecomeActive(_ activation: Activation<AsyncWriterModel>) {
-        activation.effect(onChangeOf: \.request, strategy: .cancelOnNewState) { request in
+        activation.effect(.onChange(of: \.request), strategy: .cancelOnNewState) { request in
             await Task.yield()
             return request
         } reduce: { state, result in

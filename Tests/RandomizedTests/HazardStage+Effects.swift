@@ -75,7 +75,7 @@ final class EffectModel: ViewModel<EffectState>, ScopedViewModel, @unchecked Sen
 
     func didBecomeActive(_ activation: Activation<EffectModel>) {
         let (findings, gate) = (findings, gate)
-        activation.effect(onChangeOf: \.request, strategy: .cancelOnNewState) { request in
+        activation.effect(.onChange(of: \.request), strategy: .cancelOnNewState) { request in
             await gate.wait()
             return Task.isCancelled ? -1 - request : request
         } reduce: { state, result in

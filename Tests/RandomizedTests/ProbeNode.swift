@@ -119,7 +119,7 @@ final class ScopedTally: ViewModel<Tally>, ScopedViewModel, @unchecked Sendable 
             subscribe(to: upstream, onChange: ScopedTally.upstreamDidChange).store(in: activation)
         }
         effects.raise()
-        activation.effect(onChangeOf: \.request, strategy: strategy) { request in
+        activation.effect(.onChange(of: \.request), strategy: strategy) { request in
             request * 10
         } reduce: { state, result in
             switch result {

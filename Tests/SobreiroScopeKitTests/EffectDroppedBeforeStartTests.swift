@@ -23,7 +23,7 @@ struct EffectDroppedBeforeStartTests {
         let entered = Gate<Bool>()
         let holder = BehaviorHolder()
         let model = GaugeModel { activation in
-            activation.effect(when: { $0.phase != "idle" }) { state in
+            activation.effect(.when { $0.phase != "idle" }) { state in
                 calls.withLock { $0.append(state.phase) }
                 await withTaskCancellationHandler {
                     entered.open(true)

@@ -15,7 +15,7 @@ struct EffectEndingInsideTransactionsTests {
     @Test("ending a stream effect commits no new state, even when the state is not equal to itself")
     func endingAStreamCommitsNothing() async {
         let model = NaNGaugeModel(NaNGauge(reading: .nan)) { activation in
-            activation.effect(consuming: AsyncStream<Int> { _ in }) { (state: inout NaNGauge, _: Int) in
+            activation.effect(.elements(of: AsyncStream<Int> { _ in })) { (state: inout NaNGauge, _: Int) in
                 state.answers.append("element")
             }
         }
@@ -37,9 +37,9 @@ struct EffectEndingInsideTransactionsTests {
         let child = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             let done = DispatchSemaphore(value: 0)
             let model = await MainActor.run {
-                let trigger = EffectTrigger<Void>()
+                let trigger = EffectInput<Void>()
                 let model = FeedModel { _, activation in
-                    activation.effect(on: trigger) {
+                    activation.effect(.input(trigger)) {
                         1
                     } reduce: { state, _ in
                         trigger.cancel()
@@ -69,7 +69,7 @@ struct EffectEndingInsideTransactionsTests {
         let child = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             await MainActor.run {
                 let model = FeedModel { _, activation in
-                    activation.effect(consuming: AsyncStream<Int> { _ in }) { (state: inout Feed, element: Int) in
+                    activation.effect(.elements(of: AsyncStream<Int> { _ in })) { (state: inout Feed, element: Int) in
                         state.count = element
                     }
                 }

@@ -16,7 +16,7 @@ struct EffectEndingTests {
         let entered = Gate<Bool>()
         let release = DispatchSemaphore(value: 0)
         let model = GaugeModel { activation in
-            activation.effect(when: { $0.phase == "loading" }) { _ in
+            activation.effect(.when { $0.phase == "loading" }) { _ in
                 "done"
             } reduce: { state, result in
                 // The write-back's task holds a thread of the pool here; the release comes from a thread of the
@@ -51,7 +51,7 @@ struct EffectEndingTests {
         let started = Gate<Bool>()
         let finish = Gate<Bool>()
         let model = GaugeModel { activation in
-            activation.effect(when: { $0.phase == "loading" }) { _ in
+            activation.effect(.when { $0.phase == "loading" }) { _ in
                 started.open(true)
                 _ = await finish.wait(honoursCancellation: false)
                 return "late"

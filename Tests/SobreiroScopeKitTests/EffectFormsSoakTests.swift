@@ -21,8 +21,8 @@ struct Browser: ViewState {
 final class BrowserModel: ViewModel<Browser>, ScopedViewModel, @unchecked Sendable {
     let clock: TestClock
     let scores: Broadcast<Int>
-    let refreshing = EffectTrigger<Void>()
-    let loading = EffectTrigger<Void>()
+    let refreshing = EffectInput<Void>()
+    let loading = EffectInput<Void>()
     /// The attempts of the load: every other one fails.
     private let attempts = Locked(0)
 
@@ -34,16 +34,16 @@ final class BrowserModel: ViewModel<Browser>, ScopedViewModel, @unchecked Sendab
 
     func didBecomeActive(_ activation: Activation<BrowserModel>) {
         let (clock, attempts) = (clock, attempts)
-        activation.effect(onChangeOf: \.query, timing: .debounced(for: .milliseconds(300), clock: clock)) { query in
+        activation.effect(.onChange(of: \.query), timing: .debounced(for: .milliseconds(300))) { query in
             query.isEmpty ? [] : [query]
         } reduce: { state, result in
             state.results = result.get()
         }
-        activation.effect(on: refreshing, timing: .throttled(for: .seconds(1), keeping: .first, clock: clock)) {
+        activation.effect(.input(refreshing), timing: .throttled(for: .seconds(1), keeping: .first)) {
         } reduce: { state, _ in
             state.refreshes += 1
         }
-        activation.effect(on: loading, timing: .retrying(upTo: 2, initialDelay: .seconds(1), clock: clock)) {
+        activation.effect(.input(loading), timing: .retrying(upTo: 2, initialDelay: .seconds(1))) {
             () throws(Offline) -> String in
             let attempt = attempts.withLock { attempts in
                 defer { attempts += 1 }
@@ -55,12 +55,12 @@ final class BrowserModel: ViewModel<Browser>, ScopedViewModel, @unchecked Sendab
             state.isLoading = false
             state.loaded = (try? result.get()).map { "\($0)@\(clock.now.offset)" }
         }
-        activation.effect(every: .seconds(1), clock: clock) { state in
+        activation.effect(.every(.seconds(1))) { state in
             state.polls + 1
         } reduce: { state, polls in
             state.polls = polls.get()
         }
-        activation.effect(consuming: scores.stream()) { state, score in
+        activation.effect(.elements(of: scores.stream())) { state, score in
             state.score += (try? score.get()) ?? 0
         }
     }
@@ -82,7 +82,7 @@ struct EffectFormsSoakTests {
             let clock = TestClock()
             let scores = Broadcast<Int>()
             let model = BrowserModel(clock: clock, scores: scores)
-            let host = Host(model)
+            let host = Host(model, clock: clock)
             await settleEffects(of: model, timeout: patientWait)
 
             model.write { $0.query = "o" }

@@ -33,7 +33,9 @@ struct Host {
     let root = RootScope()
     let behavior = Behavior()
 
-    init(_ model: some ScopedViewModel) {
+    /// - Parameter clock: The clock the model's timed effects wait on, if they have any.
+    init(_ model: some ScopedViewModel, clock: TestClock? = nil) {
+        if let clock { root.provide(ClockKey.self, clock) }
         behavior.bind(model)
         root.host(behavior)
     }

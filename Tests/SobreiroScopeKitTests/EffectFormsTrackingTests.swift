@@ -17,7 +17,7 @@ struct EffectFormsTrackingTests {
         let folding = Gate<Bool>()
         let release = DispatchSemaphore(value: 0)
         let model = FeedModel { _, activation in
-            activation.effect(consuming: scores.stream()) { state, score in
+            activation.effect(.elements(of: scores.stream())) { state, score in
                 let points = (try? score.get()) ?? 0
                 if points == 2 {
                     folding.open(true)
@@ -52,14 +52,14 @@ struct EffectFormsTrackingTests {
         let polling = Gate<Bool>()
         let answer = Gate<Int>()
         let model = FeedModel { _, activation in
-            activation.effect(every: .seconds(1), clock: clock) { _ in
+            activation.effect(.every(.seconds(1))) { _ in
                 polling.open(true)
                 return await answer.wait() ?? 0
             } reduce: { state, result in
                 if case .success(let count) = result { state.count = count }
             }
         }
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         _ = await polling.wait()
         let activity = try #require(EffectActivity.of(model), "the poller reports to the model's tracking")
         #expect(activity.running == 1)

@@ -82,7 +82,7 @@ struct EffectFreshnessTests {
         let gate = Gate<String>()
         let live = LiveCount()
         let model = FeedModel { _, activation in
-            activation.effect(when: { $0.query == "a" }) { _ in
+            activation.effect(.when { $0.query == "a" }) { _ in
                 live.enter()
                 defer { live.leave() }
                 return await gate.wait(honoursCancellation: false)!
@@ -114,9 +114,11 @@ struct EffectFreshnessTests {
         let gates = ["a": Gate<String>(), "c": Gate<String>()]
         let checks = Locked(0)
         let model = FeedModel { _, activation in
-            activation.effect(onChangeOf: {
-                checks.withLock { $0 += 1 }; return $0.query
-            }) { query in
+            activation.effect(
+                .onChange(of: {
+                    checks.withLock { $0 += 1 }; return $0.query
+                })
+            ) { query in
                 await gates[query]?.wait(honoursCancellation: false) ?? ""
             } reduce: { state, result in
                 state.results.append(result.get())
@@ -157,9 +159,11 @@ struct EffectFreshnessTests {
         let gate = Gate<String>()
         let checks = Locked(0)
         let model = FeedModel { _, activation in
-            activation.effect(onChangeOf: {
-                checks.withLock { $0 += 1 }; return $0.query
-            }) { query in
+            activation.effect(
+                .onChange(of: {
+                    checks.withLock { $0 += 1 }; return $0.query
+                })
+            ) { query in
                 query == "a" ? await gate.wait(honoursCancellation: false)! : ""
             } reduce: { state, result in
                 state.results.append(result.get())
@@ -194,7 +198,7 @@ struct EffectFreshnessTests {
     func valueThatCameBack() async {
         let gate = Gate<String>()
         let model = FeedModel { _, activation in
-            activation.effect(onChangeOf: \.query) { query in
+            activation.effect(.onChange(of: \.query)) { query in
                 query == "a" ? await gate.wait(honoursCancellation: false)! : ""
             } reduce: { state, result in
                 if state.query == "a" { state.results.append(result.get()) }
@@ -225,7 +229,7 @@ struct EffectFreshnessTests {
         let strays = Locked<[String]>([])
         let model = FeedModel { _, activation in
             for rising in [true, false] {
-                activation.effect(when: { ($0.count == 0) == rising && (rising ? $0.level < 8 : $0.level > 0) }) {
+                activation.effect(.when { ($0.count == 0) == rising && (rising ? $0.level < 8 : $0.level > 0) }) {
                     state in
                     await Task.yield()
                     return state
@@ -262,7 +266,7 @@ struct EffectFreshnessTests {
     func continueRunsForDeliveredStates() async {
         let triggers = Locked<[String]>([])
         let model = FeedModel { _, activation in
-            activation.effect(when: { $0.query.hasPrefix("q") }, strategy: .continueOnNewState) { state in
+            activation.effect(.when { $0.query.hasPrefix("q") }, strategy: .continueOnNewState) { state in
                 triggers.withLock { $0.append(state.query) }
             } reduce: { _, _ in
             }

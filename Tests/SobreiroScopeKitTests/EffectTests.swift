@@ -14,7 +14,7 @@ struct EffectTests {
     @Test("B3: an effect runs for a matching state and writes its result back in a transaction")
     func predicateEffectWritesBack() async {
         let model = FeedModel(Feed(query: "cork")) { _, activation in
-            activation.effect(when: { $0.query != "" && $0.results.isEmpty }) { state in
+            activation.effect(.when { $0.query != "" && $0.results.isEmpty }) { state in
                 [state.query.uppercased()]
             } reduce: { state, result in
                 state.results = result.get()
@@ -31,7 +31,7 @@ struct EffectTests {
     @Test("B3: a failing operation reaches the model as a value it turns into an error state")
     func failureIsAValue() async {
         let model = FeedModel(Feed(query: "cork")) { _, activation in
-            activation.effect(onChangeOf: \.query) { _ throws -> [String] in
+            activation.effect(.onChange(of: \.query)) { _ throws -> [String] in
                 throw LoadError()
             } reduce: { state, result in
                 switch result {
@@ -52,7 +52,7 @@ struct EffectTests {
     func keyPathEffectFollowsItsValue() async {
         let triggers = Locked<[String]>([])
         let model = FeedModel(Feed(query: "a")) { _, activation in
-            activation.effect(onChangeOf: \.query) { query in
+            activation.effect(.onChange(of: \.query)) { query in
                 triggers.withLock { $0.append(query) }
                 return query
             } reduce: { state, result in
@@ -77,7 +77,7 @@ struct EffectTests {
         let sawCancellation = Locked<[String]>([])
         let live = LiveCount()
         let model = FeedModel(Feed(query: "a")) { _, activation in
-            activation.effect(onChangeOf: \.query) { query in
+            activation.effect(.onChange(of: \.query)) { query in
                 live.enter()
                 defer { live.leave() }
                 let result = await gates[query]!.wait(honoursCancellation: false)!
@@ -108,7 +108,7 @@ struct EffectTests {
         let gate = Gate<String>()
         let live = LiveCount()
         let model = FeedModel(Feed(query: "a")) { _, activation in
-            activation.effect(when: { $0.query == "a" }) { _ in
+            activation.effect(.when { $0.query == "a" }) { _ in
                 live.enter()
                 defer { live.leave() }
                 return await gate.wait(honoursCancellation: false)!
@@ -132,7 +132,7 @@ struct EffectTests {
     func continueOnNewState() async {
         let gates = ["a": Gate<String>(), "b": Gate<String>()]
         let model = FeedModel(Feed(query: "a")) { _, activation in
-            activation.effect(onChangeOf: \.query, strategy: .continueOnNewState) { query in
+            activation.effect(.onChange(of: \.query), strategy: .continueOnNewState) { query in
                 await gates[query]!.wait()!
             } reduce: { state, result in
                 state.results.append(result.get())
@@ -157,14 +157,14 @@ struct EffectTests {
         let polite = Gate<String>()
         let live = LiveCount()
         let model = FeedModel(Feed(query: "a")) { _, activation in
-            activation.effect(onChangeOf: \.query) { _ in
+            activation.effect(.onChange(of: \.query)) { _ in
                 live.enter()
                 defer { live.leave() }
                 return await stubborn.wait(honoursCancellation: false)!
             } reduce: { state, result in
                 state.results.append(result.get())
             }
-            activation.effect(onChangeOf: \.query) { _ in
+            activation.effect(.onChange(of: \.query)) { _ in
                 live.enter()
                 defer { live.leave() }
                 return await polite.wait() ?? "cancelled"
@@ -193,7 +193,7 @@ struct EffectTests {
         behavior.detach()
         let ran = Locked(false)
 
-        let started = kept!.effect(when: { _ in true }) { _ in
+        let started = kept!.effect(.when { _ in true }) { _ in
             ran.withLock { $0 = true }
         } reduce: { _, _ in
         }
@@ -208,13 +208,13 @@ struct EffectTests {
     func levelsFeedbackLoop() async {
         // Rises one level at a time to 5, then a second effect resets the count of climbs.
         let model = FeedModel { _, activation in
-            activation.effect(when: { $0.level < 5 }) { state in
+            activation.effect(.when { $0.level < 5 }) { state in
                 state.level + 1
             } reduce: { state, next in
                 state.level = next.get()
                 state.count += 1
             }
-            activation.effect(when: { $0.level == 5 && $0.results.isEmpty }) { state in
+            activation.effect(.when { $0.level == 5 && $0.results.isEmpty }) { state in
                 "reached \(state.level) in \(state.count) steps"
             } reduce: { state, summary in
                 state.results = [summary.get()]

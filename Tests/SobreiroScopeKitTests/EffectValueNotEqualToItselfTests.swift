@@ -36,7 +36,7 @@ struct EffectValueNotEqualToItselfTests {
     @Test("B3: a run for a value not equal to itself (NaN) drops its result and stops, rather than wait for ever")
     func runForANaNValueWritesBack() async {
         let model = NaNGaugeModel(NaNGauge(reading: .nan)) { activation in
-            activation.effect(onChangeOf: \.reading) { reading in
+            activation.effect(.onChange(of: \.reading)) { reading in
                 "answer for \(reading)"
             } reduce: { state, result in
                 state.answers.append(result.get())

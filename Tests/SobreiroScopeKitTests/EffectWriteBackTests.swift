@@ -35,7 +35,7 @@ struct EffectWriteBackTests {
     @Test("B3: when: a matching state whose == is not reflexive (a NaN field) still starts its run and writes back")
     func stateWithNaNStillRuns() async {
         let model = GaugeModel { activation in
-            activation.effect(when: { $0.phase == "loading" }) { _ in
+            activation.effect(.when { $0.phase == "loading" }) { _ in
                 "done"
             } reduce: { state, result in
                 state.results.append(result.get())
@@ -67,23 +67,25 @@ struct EffectWriteBackTests {
         let gate = Gate<String>()
         let live = LiveCount()
         let model = FeedModel { _, activation in
-            activation.effect(onChangeOf: { (state: Feed) -> String in
-                // Only the first call after arming takes part; every other call is a plain read.
-                guard
-                    armed.withLock({ armed in
-                        defer { armed = false }; return armed
-                    })
-                else { return state.query }
-                closureEntered.signal()
-                // Under the model's lock, this waits for the writer, which waits for the model's lock: the
-                // timeout turns that cycle into a finding instead of a hang; only a cycle ever reaches it.
-                if userLock.lock(before: Date().addingTimeInterval(patience)) {
-                    userLock.unlock()
-                } else {
-                    cycle.withLock { $0 = true }
-                }
-                return state.query
-            }) { query in
+            activation.effect(
+                .onChange(of: { (state: Feed) -> String in
+                    // Only the first call after arming takes part; every other call is a plain read.
+                    guard
+                        armed.withLock({ armed in
+                            defer { armed = false }; return armed
+                        })
+                    else { return state.query }
+                    closureEntered.signal()
+                    // Under the model's lock, this waits for the writer, which waits for the model's lock: the
+                    // timeout turns that cycle into a finding instead of a hang; only a cycle ever reaches it.
+                    if userLock.lock(before: Date().addingTimeInterval(patience)) {
+                        userLock.unlock()
+                    } else {
+                        cycle.withLock { $0 = true }
+                    }
+                    return state.query
+                })
+            ) { query in
                 guard query == "a" else { return "" }
                 live.enter()
                 defer { live.leave() }
@@ -125,7 +127,7 @@ struct EffectWriteBackTests {
     func concurrentWritersNeitherStrayNorStall() async {
         let strays = Locked<[String]>([])
         let model = FeedModel { _, activation in
-            activation.effect(when: { $0.query == "go" && $0.results.isEmpty }) { state in
+            activation.effect(.when { $0.query == "go" && $0.results.isEmpty }) { state in
                 await Task.yield()
                 return state
             } reduce: { state, started in
@@ -133,7 +135,7 @@ struct EffectWriteBackTests {
                 if state != started { strays.withLock { $0.append("\(started.count) → \(state.count)") } }
                 state.results.append("r\(started.count)")
             }
-            activation.effect(onChangeOf: \.count) { count in
+            activation.effect(.onChange(of: \.count)) { count in
                 await Task.yield()
                 return count
             } reduce: { state, count in

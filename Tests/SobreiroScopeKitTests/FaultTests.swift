@@ -86,7 +86,7 @@ struct FaultTests {
         do {
             let behavior = Behavior()
             let model = FeedModel(Feed(query: "a")) { _, activation in
-                activation.effect(onChangeOf: \.query) { _ in
+                activation.effect(.onChange(of: \.query)) { _ in
                     live.enter()
                     defer { live.leave() }
                     return await gate.wait(honoursCancellation: false)!

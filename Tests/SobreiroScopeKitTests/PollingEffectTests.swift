@@ -19,7 +19,7 @@ struct PollingEffectTests {
         let live: @Sendable (Feed) -> Bool = { $0.query == "live" }
         let isLive = whileLive ? live : nil
         return FeedModel { _, activation in
-            activation.effect(every: .seconds(1), clock: clock, while: isLive) { state throws -> Int in
+            activation.effect(.every(.seconds(1), while: isLive)) { state throws -> Int in
                 polls.record("poll", at: clock)
                 if latency > .zero { try await clock.sleep(for: latency) }
                 return state.count + 1
@@ -34,7 +34,7 @@ struct PollingEffectTests {
         let clock = TestClock()
         let polls = RunLog()
         let model = pollModel(clock: clock, polls: polls)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.count == 1)
 
@@ -50,7 +50,7 @@ struct PollingEffectTests {
         let clock = TestClock()
         let polls = RunLog()
         let model = pollModel(clock: clock, polls: polls, whileLive: true)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         await settleEffects(of: model, timeout: patientWait)
         #expect(polls.all.isEmpty)
 
@@ -73,7 +73,7 @@ struct PollingEffectTests {
         let clock = TestClock()
         let polls = RunLog()
         let model = pollModel(clock: clock, polls: polls, latency: .milliseconds(500))
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .milliseconds(250))
 
@@ -90,7 +90,7 @@ struct PollingEffectTests {
         let clock = TestClock()
         let polls = RunLog()
         let model = pollModel(clock: clock, polls: polls, latency: .milliseconds(500), whileLive: true)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         model.write { $0.query = "live" }
         await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .milliseconds(250))

@@ -38,7 +38,7 @@ struct PollingFreshnessTests {
         let clock = TestClock()
         let poll = Gate<Int>()
         let model = FeedModel(Feed(query: "live")) { _, activation in
-            activation.effect(every: .seconds(1), clock: clock, while: { $0.query == "live" }) { _ in
+            activation.effect(.every(.seconds(1), while: { $0.query == "live" })) { _ in
                 await poll.wait() ?? 0
             } reduce: { state, result in
                 if case .success(let count) = result { state.count = count }
@@ -47,7 +47,7 @@ struct PollingFreshnessTests {
         // Subscribed before the poller, so it hears each state first.
         let view = HoldingView { $0.query == "paused" }
         let subscription = model.subscribe(view: view)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         let writer = onAnotherThread { model.write { $0.query = "paused" } }
         await expectSignalled(view.rendering)
@@ -72,7 +72,7 @@ struct PollingFreshnessTests {
         let poll = Gate<Int>()
         let check = PredicateHold()
         let model = FeedModel(Feed(query: "live")) { _, activation in
-            activation.effect(every: .seconds(1), clock: clock, while: check.isLive) { _ in
+            activation.effect(.every(.seconds(1), while: check.isLive)) { _ in
                 let count = await poll.wait() ?? 0
                 // The next check is the one of this poll's write: no state reaches the poller meanwhile.
                 check.arm()
@@ -83,7 +83,7 @@ struct PollingFreshnessTests {
         }
         let view = HoldingView { $0.query == "paused" }
         let subscription = model.subscribe(view: view)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         poll.open(42)
         await expectSignalled(check.checking)

@@ -14,18 +14,19 @@ struct PollingReentryTests {
         let clock = TestClock()
         let polls = RunLog()
         let model = FeedModel { model, activation in
-            activation.effect(every: .seconds(1), clock: clock) { [weak model] state in
+            let isLive: @Sendable (Feed) -> Bool = { [weak model] state in
                 // "" and "stop" are turned into "live" from inside the predicate, on the thread that checks it.
                 if state.query == "" || state.query == "stop" { model?.write { $0.query = "live" } }
                 return state.query == "live"
-            } run: { state throws -> Int in
+            }
+            activation.effect(.every(.seconds(1), while: isLive)) { state throws -> Int in
                 polls.record("poll", at: clock)
                 return state.count + 1
             } reduce: { state, result in
                 if case .success(let count) = result { state.count = count }
             }
         }
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         await settleEffects(of: model, timeout: patientWait)
         #expect(model.state.query == "live")
         #expect(polls.all == ["poll@0"])

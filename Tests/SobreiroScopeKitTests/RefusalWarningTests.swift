@@ -41,12 +41,12 @@ struct RefusalWarningTests {
         @Test("B1: sending to a trigger no effect listens to prints one warning through the same mechanism")
         func inactiveTriggerWarnsOnce() async {
             let child = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-                let trigger = EffectTrigger<Int>()
+                let trigger = EffectInput<Int>()
                 trigger.send(1)
                 trigger.send(2)
             }
             let stderr = String(decoding: child?.standardErrorContent ?? [], as: UTF8.self)
-            let warnings = stderr.split(separator: "\n").filter { $0.hasPrefix("Sobreiro: EffectTrigger<Int>") }
+            let warnings = stderr.split(separator: "\n").filter { $0.hasPrefix("Sobreiro: EffectInput<Int>") }
             #expect(warnings.count == 1, "\(stderr.prefix(600))")
         }
 
@@ -61,7 +61,7 @@ struct RefusalWarningTests {
                     behavior.detach()
                     guard let activation = kept else { preconditionFailure("the model never became active") }
                     precondition(!activation.task {})
-                    precondition(!activation.effect(when: { _ in true }, run: { _ in 1 }, reduce: { _, _ in }))
+                    precondition(!activation.effect(.when { _ in true }, run: { _ in 1 }, reduce: { _, _ in }))
                 }
             }
             let stderr = String(decoding: child?.standardErrorContent ?? [], as: UTF8.self)

@@ -11,7 +11,7 @@ struct StreamEffectTests {
     /// A model that adds each score of the live feed to its count.
     private func scoreModel(_ scores: Broadcast<Int>) -> FeedModel {
         FeedModel { _, activation in
-            activation.effect(consuming: scores.stream()) { state, score in
+            activation.effect(.elements(of: scores.stream())) { state, score in
                 switch score {
                 case .success(let points): state.count += points
                 case .failure(let error): state.failure = "\(error)"
@@ -40,7 +40,7 @@ struct StreamEffectTests {
             @MainActor in
             let scores = Broadcast<Int>()
             let model = FeedModel { model, activation in
-                activation.effect(consuming: scores.stream()) { [weak model] _, _ in
+                activation.effect(.elements(of: scores.stream())) { [weak model] _, _ in
                     model?.write { model?.state.count += 1 }
                 }
             }
@@ -102,7 +102,7 @@ struct StreamEffectTests {
                 _ = await release.wait(honoursCancellation: false)
                 return points
             }
-            activation.effect(consuming: slow) { state, score in
+            activation.effect(.elements(of: slow)) { state, score in
                 state.count += (try? score.get()) ?? 0
             }
         }
@@ -121,7 +121,7 @@ struct StreamEffectTests {
     func foldsAnotherModel() async {
         let league = ViewModel(initialState: Feed())
         let model = FeedModel { _, activation in
-            activation.effect(consuming: league.states) { state, league in
+            activation.effect(.elements(of: league.states)) { state, league in
                 state.level = league.count
             }
         }

@@ -11,7 +11,7 @@ struct TimedEffectTests {
     /// A model that searches for its query once it has been quiet for 300 ms.
     private func searchModel(clock: TestClock, searches: RunLog) -> FeedModel {
         FeedModel { _, activation in
-            activation.effect(onChangeOf: \.query, timing: .debounced(for: .milliseconds(300), clock: clock)) {
+            activation.effect(.onChange(of: \.query), timing: .debounced(for: .milliseconds(300))) {
                 query in
                 searches.record(query, at: clock)
                 return [query, query + "s"]
@@ -26,7 +26,7 @@ struct TimedEffectTests {
         let clock = TestClock()
         let searches = RunLog()
         let model = searchModel(clock: clock, searches: searches)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         for (query, pause) in [("o", 100), ("oa", 100), ("oak", 299)] {
             model.write { $0.query = query }
@@ -46,7 +46,7 @@ struct TimedEffectTests {
         let clock = TestClock()
         let searches = RunLog()
         let model = searchModel(clock: clock, searches: searches)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         model.write { $0.query = "oak" }
         await settleEffects(of: model, timeout: patientWait)
 
@@ -62,8 +62,8 @@ struct TimedEffectTests {
     private func tapModel(clock: TestClock, keeping: EffectTiming.ThrottledValue, runs: RunLog) -> FeedModel {
         FeedModel { _, activation in
             activation.effect(
-                onChangeOf: \.count,
-                timing: .throttled(for: .seconds(1), keeping: keeping, clock: clock),
+                .onChange(of: \.count),
+                timing: .throttled(for: .seconds(1), keeping: keeping),
                 strategy: .continueOnNewState
             ) { count in
                 runs.record("\(count)", at: clock)
@@ -89,7 +89,7 @@ struct TimedEffectTests {
         let clock = TestClock()
         let runs = RunLog()
         let model = tapModel(clock: clock, keeping: .latest, runs: runs)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         await tap(model, clock: clock)
 
@@ -103,7 +103,7 @@ struct TimedEffectTests {
         let clock = TestClock()
         let runs = RunLog()
         let model = tapModel(clock: clock, keeping: .first, runs: runs)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         await tap(model, clock: clock)
 
@@ -117,7 +117,7 @@ struct TimedEffectTests {
         let clock = TestClock()
         let runs = RunLog()
         let model = tapModel(clock: clock, keeping: .latest, runs: runs)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         await settleEffects(of: model, timeout: patientWait)
         model.write { $0.count = 7 }
         await settleEffects(of: model, timeout: patientWait)
@@ -134,8 +134,8 @@ struct TimedEffectTests {
     private func loadModel(clock: TestClock, failures: Int, retries: Int, attempts: RunLog) -> FeedModel {
         FeedModel { _, activation in
             activation.effect(
-                when: { $0.query == "go" && $0.results.isEmpty && $0.failure == nil },
-                timing: .retrying(upTo: retries, initialDelay: .seconds(1), clock: clock)
+                .when { $0.query == "go" && $0.results.isEmpty && $0.failure == nil },
+                timing: .retrying(upTo: retries, initialDelay: .seconds(1))
             ) { _ throws(Offline) -> [String] in
                 let attempt = attempts.all.count
                 attempts.record("try", at: clock)
@@ -155,7 +155,7 @@ struct TimedEffectTests {
         let clock = TestClock()
         let attempts = RunLog()
         let model = loadModel(clock: clock, failures: 2, retries: 3, attempts: attempts)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         model.write { $0.query = "go" }
         await settleEffects(of: model, timeout: patientWait)
@@ -175,7 +175,7 @@ struct TimedEffectTests {
         let clock = TestClock()
         let attempts = RunLog()
         let model = loadModel(clock: clock, failures: 10, retries: 2, attempts: attempts)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         model.write { $0.query = "go" }
         await settleEffects(of: model, timeout: patientWait)
@@ -191,7 +191,7 @@ struct TimedEffectTests {
         let clock = TestClock()
         let attempts = RunLog()
         let model = loadModel(clock: clock, failures: 10, retries: 3, attempts: attempts)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         model.write { $0.query = "go" }
         await settleEffects(of: model, timeout: patientWait)
 

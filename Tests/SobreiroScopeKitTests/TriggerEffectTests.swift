@@ -16,9 +16,9 @@ final class UploadModel: ViewModel<Upload>, ScopedViewModel, @unchecked Sendable
     let clock: TestClock
     let log = RunLog()
     /// Uploads a file; each upload takes a second.
-    private let upload = EffectTrigger<String>()
+    private let upload = EffectInput<String>()
     /// Refreshes, at most once a second, ignoring the taps in between.
-    let refreshing = EffectTrigger<Void>()
+    let refreshing = EffectInput<Void>()
 
     init(clock: TestClock) {
         self.clock = clock
@@ -27,7 +27,7 @@ final class UploadModel: ViewModel<Upload>, ScopedViewModel, @unchecked Sendable
 
     func didBecomeActive(_ activation: Activation<UploadModel>) {
         let (clock, log) = (clock, log)
-        activation.effect(on: upload) { file in
+        activation.effect(.input(upload)) { file in
             log.record(file, at: clock)
             try await clock.sleep(for: .seconds(1))
             return file
@@ -35,7 +35,7 @@ final class UploadModel: ViewModel<Upload>, ScopedViewModel, @unchecked Sendable
             if case .success(let file) = result { state.uploaded.append(file) }
             state.status = "idle"
         }
-        activation.effect(on: refreshing, timing: .throttled(for: .seconds(1), keeping: .first, clock: clock)) {
+        activation.effect(.input(refreshing), timing: .throttled(for: .seconds(1), keeping: .first)) {
             log.record("refresh", at: clock)
         } reduce: { state, _ in
             state.refreshes += 1
@@ -43,7 +43,7 @@ final class UploadModel: ViewModel<Upload>, ScopedViewModel, @unchecked Sendable
     }
 
     @discardableResult
-    func send(_ file: String) -> EffectTrigger<String>.Outcome {
+    func send(_ file: String) -> EffectInput<String>.Outcome {
         write { $0.status = "uploading" }
         return upload.send(file)
     }
@@ -62,7 +62,7 @@ struct TriggerEffectTests {
     func sendRuns() async {
         let clock = TestClock()
         let model = UploadModel(clock: clock)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         #expect(model.send("a.png") == .delivered)
         await settleEffects(of: model, timeout: patientWait)
@@ -76,7 +76,7 @@ struct TriggerEffectTests {
     func sendRestarts() async {
         let clock = TestClock()
         let model = UploadModel(clock: clock)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
         model.send("a.png")
         await settleEffects(of: model, timeout: patientWait)
@@ -94,7 +94,7 @@ struct TriggerEffectTests {
     func cancelStops() async {
         let clock = TestClock()
         let model = UploadModel(clock: clock)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         model.send("a.png")
         await settleEffects(of: model, timeout: patientWait)
         await clock.advance(by: .milliseconds(500))
@@ -114,9 +114,9 @@ struct TriggerEffectTests {
     func throttledButton() async {
         let clock = TestClock()
         let model = UploadModel(clock: clock)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
 
-        var outcomes: [EffectTrigger<Void>.Outcome] = []
+        var outcomes: [EffectInput<Void>.Outcome] = []
         for pause in [0, 300, 900] {
             await clock.advance(by: .milliseconds(pause))
             outcomes.append(model.refreshing.send())
@@ -133,7 +133,7 @@ struct TriggerEffectTests {
     func deactivationMidRun() async {
         let clock = TestClock()
         let model = UploadModel(clock: clock)
-        let host = Host(model)
+        let host = Host(model, clock: clock)
         model.send("a.png")
         await settleEffects(of: model, timeout: patientWait)
 
@@ -152,16 +152,16 @@ struct TriggerEffectTests {
         host.deactivate()
     }
 
-    @Test("a trigger given to two effects at once stops the program, naming the fix")
+    @Test("an input given to two effects at once stops the program, naming the fix")
     func oneEffectPerTrigger() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             await MainActor.run {
-                let trigger = EffectTrigger<Void>()
+                let trigger = EffectInput<Void>()
                 let model = FeedModel { _, activation in
-                    activation.effect(on: trigger) {
+                    activation.effect(.input(trigger)) {
                     } reduce: { _, _ in
                     }
-                    activation.effect(on: trigger) {
+                    activation.effect(.input(trigger)) {
                     } reduce: { _, _ in
                     }
                 }
@@ -170,6 +170,6 @@ struct TriggerEffectTests {
             }
         }
         let message = String(decoding: result.standardErrorContent, as: UTF8.self)
-        #expect(message.contains("give each effect a trigger of its own"))
+        #expect(message.contains("give each effect an input of its own"))
     }
 }

@@ -37,7 +37,7 @@ private enum Interleaving {
         var newer: (any EffectTracker)?
     }
 
-    static let origin = EffectOrigin(form: "effect(when:)", fileID: "Registry/Interleaving.swift", line: 1)
+    static let origin = EffectOrigin(form: "effect(.when)", fileID: "Registry/Interleaving.swift", line: 1)
 
     static func run() async {
         let model = Model()

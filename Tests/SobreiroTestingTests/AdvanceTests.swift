@@ -25,7 +25,7 @@ private final class TenSleepsModel: ViewModel<Ticking>, ScopedViewModel, @unchec
     }
 
     func didBecomeActive(_ activation: Activation<TenSleepsModel>) {
-        activation.effect(when: \.isTicking) { [clock, wakes] _ in
+        activation.effect(.when(\.isTicking)) { [clock, wakes] _ in
             for _ in 0..<10 {
                 try await clock.sleep(for: .seconds(1))
                 wakes.withLock { $0.append(clock.now.offset) }
@@ -48,7 +48,7 @@ private final class TimerTickModel: ViewModel<Ticking>, ScopedViewModel, @unchec
     }
 
     func didBecomeActive(_ activation: Activation<TimerTickModel>) {
-        activation.effect(when: \.isTicking) { [clock] _ in
+        activation.effect(.when(\.isTicking)) { [clock] _ in
             try await clock.sleep(for: .seconds(1))
         } reduce: { state, tick in
             if case .success = tick { state.ticks += 1 }

@@ -5,7 +5,7 @@ import SobreiroTesting
 import Testing
 
 // Three small screens as an app would write them, each with the test an app would write for it: a counter, a
-// number fact loaded through an injected client, and a timer on an injected clock.
+// number fact loaded through an injected client, and a timer on the clock the tree provides.
 
 struct CounterState: ViewState {
     var count = 0
@@ -50,7 +50,7 @@ final class NumberFactModel: ViewModel<NumberFactState>, ScopedViewModel, @unche
     }
 
     func didBecomeActive(_ activation: Activation<NumberFactModel>) {
-        activation.effect(when: \.isLoading) { [client] state in
+        activation.effect(.when(\.isLoading)) { [client] state in
             try await client.fetch(state.count)
         } reduce: { state, fact in
             state.isLoading = false
@@ -65,22 +65,16 @@ struct TimerState: ViewState {
 }
 
 final class TimerModel: ViewModel<TimerState>, ScopedViewModel, @unchecked Sendable {
-    let clock: any Clock<Duration>
-
-    init(clock: any Clock<Duration> = ContinuousClock()) {
-        self.clock = clock
+    init() {
         super.init(initialState: TimerState())
     }
 
     func toggleTimer() { write { $0.isTimerOn.toggle() } }
 
     func didBecomeActive(_ activation: Activation<TimerModel>) {
-        // Each run waits a second and ticks. The tick is a new state in which the timer is still on, which starts
-        // the next run; turning the timer off cancels the run that waits.
-        activation.effect(when: \.isTimerOn) { [clock] _ in
-            try await clock.sleep(for: .seconds(1))
-        } reduce: { state, tick in
-            if case .success = tick { state.count += 1 }
+        // A tick a second after the timer is turned on, then every second, while it stays on.
+        activation.effect(.every(.seconds(1), while: \.isTimerOn, startingNow: false)) { state, _ in
+            state.count += 1
         }
     }
 }
@@ -112,11 +106,9 @@ struct ComparisonTests {
 
     @Test("the timer ticks every second while it is on")
     func timer() async {
-        let clock = TestClock()
-        let timer = TestHost(TimerModel(clock: clock))
+        let timer = TestHost(TimerModel())
         timer.model.toggleTimer()
-        await timer.settleEffects()
-        await clock.advance(by: .seconds(2))
+        await timer.clock.advance(by: .seconds(2))
         timer.expect(
             TimerState(isTimerOn: true),
             TimerState(count: 1, isTimerOn: true),

@@ -186,7 +186,7 @@ struct EffectCountsTests {
         let model = Model()
         let tracking = try #require(EffectHooks.installed)
         let named = tracking.tracker(
-            for: model, origin: EffectOrigin(form: "effect(when:)", fileID: "A/B.swift", line: 7))
+            for: model, origin: EffectOrigin(form: "effect(.when)", fileID: "A/B.swift", line: 7))
         let unnamed = tracking.tracker(for: model, origin: EffectOrigin(form: "an effect", fileID: nil, line: 0))
         _ = named.operationWillStart()
         _ = named.operationWillStart()
@@ -196,13 +196,13 @@ struct EffectCountsTests {
         let running = activity.runningOperations
         #expect(running.count == 3)
         #expect(
-            running.effects.map { "\($0.origin) ×\($0.count)" } == ["an effect ×1", "effect(when:) at A/B.swift:7 ×2"])
+            running.effects.map { "\($0.origin) ×\($0.count)" } == ["an effect ×1", "effect(.when) at A/B.swift:7 ×2"])
 
         named.operationDidEnd()
         unnamed.operationDidEnd()
         #expect(
             activity.runningOperations.effects.map { "\($0.origin) ×\($0.count)" } == [
-                "effect(when:) at A/B.swift:7 ×1"
+                "effect(.when) at A/B.swift:7 ×1"
             ])
         named.operationDidEnd()
         #expect(activity.runningOperations.effects.isEmpty)

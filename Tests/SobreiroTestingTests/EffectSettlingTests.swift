@@ -22,13 +22,13 @@ final class ClimbModel: ViewModel<ClimbModel.Climb>, ScopedViewModel, @unchecked
 
     func didBecomeActive(_ activation: Activation<ClimbModel>) {
         let top = top
-        activation.effect(when: { $0.isClimbing && $0.level < top }) { state in
+        activation.effect(.when { $0.isClimbing && $0.level < top }) { state in
             await Task.yield()
             return state.level
         } reduce: { state, level in
             state.level = level.get() + 1
         }
-        activation.effect(onChangeOf: \.level) { level in
+        activation.effect(.onChange(of: \.level)) { level in
             await Task.yield()
             return level
         } reduce: { state, level in

@@ -21,7 +21,7 @@ private final class HangingLoadModel: ViewModel<Loading>, ScopedViewModel, @unch
     }
 
     func didBecomeActive(_ activation: Activation<HangingLoadModel>) {
-        activation.effect(when: \.isLoading) { [never, waits] _ in
+        activation.effect(.when(\.isLoading)) { [never, waits] _ in
             waits.signal()
             for await _ in never {}
             return [1]
@@ -41,7 +41,7 @@ private final class StreamModel: ViewModel<Loading>, ScopedViewModel, @unchecked
     }
 
     func didBecomeActive(_ activation: Activation<StreamModel>) {
-        activation.effect(consuming: items) { state, item in
+        activation.effect(.elements(of: items)) { state, item in
             if case .success(let item) = item { state.items.append(item) }
         }
     }
@@ -98,7 +98,7 @@ struct EndOfTestCheckTests {
             return issue.sourceLocation?.line == line
                 && text.contains(
                     "1 effect operation(s) of StreamModel still run at the end of the test, waiting for the next "
-                        + "element of a sequence it consumes:\n  effect(consuming:) at SobreiroTestingTests/"
+                        + "element of a sequence it consumes:\n  effect(.elements) at SobreiroTestingTests/"
                         + "EndOfTestCheckTests.swift:")
                 && text.contains("finish the sequence they consume")
                 && !text.contains("TestClock")

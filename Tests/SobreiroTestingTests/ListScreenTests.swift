@@ -49,7 +49,7 @@ final class ListViewModel: ViewModel<ListState>, ScopedViewModel, @unchecked Sen
     }
 
     func didBecomeActive(_ activation: Activation<ListViewModel>) {
-        activation.effect(when: { $0.phase == .loading }) { [api] state in
+        activation.effect(.when { $0.phase == .loading }) { [api] state in
             try await api.items(attempt: state.attempt)
         } reduce: { state, result in
             switch result {

@@ -25,7 +25,7 @@ final class TwoJobsModel: ViewModel<TwoJobs>, ScopedViewModel, @unchecked Sendab
 
     func didBecomeActive(_ activation: Activation<TwoJobsModel>) {
         let clock = clock
-        activation.effect(when: \.racing) { _ in
+        activation.effect(.when(\.racing)) { _ in
             // A timeout race: two children, each asleep on the test clock.
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { try? await clock.sleep(for: .seconds(1)) }
@@ -37,7 +37,7 @@ final class TwoJobsModel: ViewModel<TwoJobs>, ScopedViewModel, @unchecked Sendab
             state.racing = false
         }
         let fetch = fetch
-        activation.effect(when: \.fetching) { _ in
+        activation.effect(.when(\.fetching)) { _ in
             // Waits for the test, not for a clock: this operation is running, not settled.
             await fetch.wait()
         } reduce: { state, _ in

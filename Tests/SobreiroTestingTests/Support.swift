@@ -1,5 +1,6 @@
 import ScopeKit
 import SobreiroScopeKit
+import SobreiroTesting
 import TestSupport
 import Testing
 
@@ -20,7 +21,9 @@ struct Hosted {
     let screen = Behavior()
     let root = RootScope()
 
-    init(_ model: some ScopedViewModel) {
+    /// - Parameter clock: The clock the model's timed effects wait on, if they have any.
+    init(_ model: some ScopedViewModel, clock: TestClock? = nil) {
+        if let clock { root.provide(ClockKey.self, clock) }
         screen.bind(model)
         root.host(screen)
     }

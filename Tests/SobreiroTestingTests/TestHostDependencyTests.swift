@@ -56,7 +56,7 @@ private final class TickerModel: ViewModel<Ticks>, ScopedViewModel, @unchecked S
     }
 
     func didBecomeActive(_ activation: Activation<TickerModel>) {
-        activation.effect(every: .seconds(1), clock: activation.dependency(ClockKey.self)) { state in
+        activation.effect(.every(.seconds(1))) { state in
             state.count + 1
         } reduce: { state, result in
             state.count = result.get()

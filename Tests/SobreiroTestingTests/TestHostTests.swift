@@ -29,12 +29,12 @@ final class LampModel: ViewModel<Lamp>, ScopedViewModel, @unchecked Sendable {
 
     func didBecomeActive(_ activation: Activation<LampModel>) {
         write { $0.activations += 1 }
-        activation.effect(when: \.isOn) { [clock] _ in
+        activation.effect(.when(\.isOn)) { [clock] _ in
             try await clock.sleep(for: .seconds(1))
         } reduce: { state, _ in
             state.isOn = false
         }
-        activation.effect(onChangeOf: \.query, strategy: .continueOnNewState) { [clock] query in
+        activation.effect(.onChange(of: \.query), strategy: .continueOnNewState) { [clock] query in
             guard !query.isEmpty else { return false }
             try await clock.sleep(for: .seconds(1))
             return true
@@ -57,7 +57,7 @@ final class AnswerModel: ViewModel<Lamp>, ScopedViewModel, @unchecked Sendable {
     }
 
     func didBecomeActive(_ activation: Activation<AnswerModel>) {
-        activation.effect(when: \.isOn) { [answers] _ in
+        activation.effect(.when(\.isOn)) { [answers] _ in
             for await answer in answers { return answer }
             return 0
         } reduce: { state, answer in
@@ -154,8 +154,8 @@ struct TestHostTests {
                 && text(of: issue).contains(
                     "3 effect operation(s) of LampModel still run at the end of the test, all asleep on a TestClock"
                 )
-                && text(of: issue).contains("effect(when:) at \(file):\(LampModel.whenLine)\n")
-                && text(of: issue).contains("effect(onChangeOf:) at \(file):\(LampModel.onChangeLine) (×2)")
+                && text(of: issue).contains("effect(.when) at \(file):\(LampModel.whenLine)\n")
+                && text(of: issue).contains("effect(.onChange) at \(file):\(LampModel.onChangeLine) (×2)")
                 && text(of: issue).contains("detach() on its TestHost or its behavior")
                 && text(of: issue).contains("TestHost(model, effects: .mayOutliveTest)")
         }
@@ -166,7 +166,7 @@ struct TestHostTests {
         final class Model: Sendable {}
         let model = Model()
         let tracker = try #require(EffectHooks.installed).tracker(
-            for: model, origin: EffectOrigin(form: "effect(when:)", fileID: "A/B.swift", line: 7))
+            for: model, origin: EffectOrigin(form: "effect(.when)", fileID: "A/B.swift", line: 7))
         let (entered, release) = (AsyncSignal(), AsyncSignal())
         _ = tracker.operationWillStart()
         let operation = Task.detached {
@@ -181,7 +181,7 @@ struct TestHostTests {
             expectEffectsFinished(of: model)
         } matching: { issue in
             text(of: issue).contains("1 effect operation(s) of Model still run at the end of the test:\n")
-                && text(of: issue).contains("effect(when:) at A/B.swift:7, running, or waiting for something other")
+                && text(of: issue).contains("effect(.when) at A/B.swift:7, running, or waiting for something other")
         }
         release.signal()
         await operation.value
@@ -192,7 +192,7 @@ struct TestHostTests {
         final class Model: Sendable {}
         let model = Model()
         let tracker = try #require(EffectHooks.installed).tracker(
-            for: model, origin: EffectOrigin(form: "effect(when:)", fileID: "A/B.swift", line: 7))
+            for: model, origin: EffectOrigin(form: "effect(.when)", fileID: "A/B.swift", line: 7))
         _ = tracker.operationWillStart()
         await tracker.run {}
         // The body has returned; the write-back, between here and operationDidEnd(), is what the test has seen.

@@ -23,7 +23,7 @@ final class PollModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sendable {
     }
 
     func didBecomeActive(_ activation: Activation<PollModel>) {
-        activation.effect(onChangeOf: \.query) { [clock] query in
+        activation.effect(.onChange(of: \.query)) { [clock] query in
             try await clock.sleep(for: .milliseconds(300))
             return query.isEmpty ? [] : [query, query + "s"]
         } reduce: { state, result in
@@ -257,7 +257,7 @@ private final class FeedbackModel: ViewModel<Poll>, ScopedViewModel, @unchecked 
     }
 
     func didBecomeActive(_ activation: Activation<FeedbackModel>) {
-        activation.effect(when: { $0.results.isEmpty }) { [wait] _ in
+        activation.effect(.when { $0.results.isEmpty }) { [wait] _ in
             for await _ in wait {}
             return ["done"]
         } reduce: { state, result in
@@ -278,7 +278,7 @@ private final class TwinSleepModel: ViewModel<Poll>, ScopedViewModel, @unchecked
     }
 
     func didBecomeActive(_ activation: Activation<TwinSleepModel>) {
-        activation.effect(when: { $0.ticks == 0 }) { [clock, onMainActor] _ in
+        activation.effect(.when { $0.ticks == 0 }) { [clock, onMainActor] _ in
             onMainActor ? try await Self.sleepTwiceOnMainActor(on: clock) : try await Self.sleepTwice(on: clock)
         } reduce: { state, result in
             state.ticks = (try? result.get()) ?? -1
@@ -314,7 +314,7 @@ private final class GatedModel: ViewModel<Poll>, ScopedViewModel, @unchecked Sen
     }
 
     func didBecomeActive(_ activation: Activation<GatedModel>) {
-        activation.effect(when: { $0.ticks == 0 }) { [clock, gate] _ in
+        activation.effect(.when { $0.ticks == 0 }) { [clock, gate] _ in
             if let gate {
                 await gate.wait()
             } else {

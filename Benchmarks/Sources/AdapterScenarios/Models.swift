@@ -79,7 +79,7 @@ public final class IdleEffectModel: ViewModel<Reading>, ScopedViewModel, @unchec
     }
 
     public func didBecomeActive(_ activation: Activation<IdleEffectModel>) {
-        activation.effect(when: { _ in false }) { state in
+        activation.effect(.when { _ in false }) { state in
             state.value
         } reduce: { state, result in
             if case .success(let value) = result { state.result = value }
@@ -95,7 +95,7 @@ public final class EffectModel: ViewModel<Reading>, ScopedViewModel, @unchecked 
     }
 
     public func didBecomeActive(_ activation: Activation<EffectModel>) {
-        activation.effect(onChangeOf: \.value) { value in
+        activation.effect(.onChange(of: \.value)) { value in
             finishedOperations.add(1, ordering: .relaxed)
             return value
         } reduce: { state, result in
@@ -122,7 +122,7 @@ public final class ScreenModel: ViewModel<Reading>, ScopedViewModel, @unchecked 
         subscribe(to: upstream, onChange: ScreenModel.upstreamDidChange).store(in: activation)
         subscribe(view: view).store(in: activation)
         guard startsIdleEffect else { return }
-        activation.effect(when: { _ in false }) { state in
+        activation.effect(.when { _ in false }) { state in
             state.value
         } reduce: { state, result in
             if case .success(let value) = result { state.result = value }

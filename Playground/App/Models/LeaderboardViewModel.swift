@@ -90,7 +90,7 @@ final class LeaderboardViewModel: ViewModel<LeaderboardState>, @unchecked Sendab
 extension LeaderboardViewModel: ScopedViewModel {
     func didBecomeActive(_ activation: Activation<LeaderboardViewModel>) {
         let client = activation.dependency(LeagueClientKey.self)
-        activation.effect(when: { $0.phase == .loading }) { _ in
+        activation.effect(.when { $0.phase == .loading }) { _ in
             try await client.standings()
         } reduce: { state, result in
             switch result {
@@ -101,7 +101,7 @@ extension LeaderboardViewModel: ScopedViewModel {
         // Each score is folded in a transaction of this model, off the main actor. A score that arrives as the
         // tab closes is dropped with the iteration, since nothing is written after deactivation; the next load
         // brings it.
-        activation.effect(consuming: client.scores(for: "leaderboard")) { state, score in
+        activation.effect(.elements(of: client.scores(for: "leaderboard"))) { state, score in
             state.count(score)
         }
         log.note(

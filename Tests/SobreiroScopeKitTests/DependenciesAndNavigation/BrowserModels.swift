@@ -40,8 +40,7 @@ final class RepositoryListViewModel: ViewModel<RepositoryListState>, ScopedViewM
 
     func didBecomeActive(_ activation: Activation<RepositoryListViewModel>) {
         let client = activation.dependency(RepositoryClientKey.self)
-        let clock = activation.dependency(ClockKey.self)
-        activation.effect(every: .seconds(300), clock: clock) { _ in
+        activation.effect(.every(.seconds(300))) { _ in
             try await client.repositories()
         } reduce: { state, result in
             switch result {
@@ -75,7 +74,7 @@ final class RepositoryDetailViewModel: ViewModel<RepositoryDetailState>, ScopedV
 
     func didBecomeActive(_ activation: Activation<RepositoryDetailViewModel>) {
         let client = activation.dependency(RepositoryClientKey.self)
-        activation.effect(when: { $0.readme == nil }) { state in
+        activation.effect(.when { $0.readme == nil }) { state in
             try await client.readme(of: state.repository)
         } reduce: { state, result in
             state.readme = (try? result.get()) ?? "No README"

@@ -37,21 +37,16 @@ struct BrowserTests {
     let oak = Repository(id: 1, name: "oak")
     let cork = Repository(id: 2, name: "cork")
 
-    @Test("the list reads the client and the clock that the test host gives it")
+    @Test("the list reads the client that the test host gives it, and polls on the host's clock")
     func listUnderTestHost() async {
         let client = StubClient([oak])
-        let clock = TestClock()
         let list = TestHost(
-            RepositoryListViewModel(),
-            dependencies: DependencyValues()
-                .with(RepositoryClientKey.self, client)
-                .with(ClockKey.self, clock)
-        )
+            RepositoryListViewModel(), dependencies: DependencyValues().with(RepositoryClientKey.self, client))
         await list.settleEffects(timeout: patientWait)
         list.expect(RepositoryListState(repositories: [oak]))
 
         client.listing.withLock { $0.append(cork) }
-        await clock.advance(by: .seconds(300))
+        await list.clock.advance(by: .seconds(300))
         await list.settleEffects(timeout: patientWait)
         list.expect(RepositoryListState(repositories: [oak, cork]))
         list.detach()  // the list polls for as long as it is active

@@ -17,18 +17,16 @@ protocol SearchAPI: Sendable {
 
 final class SearchViewModel: ViewModel<SearchState>, ScopedViewModel, @unchecked Sendable {
     let api: any SearchAPI
-    let clock: any Clock<Duration>
 
-    init(api: any SearchAPI, clock: any Clock<Duration> = ContinuousClock()) {
+    init(api: any SearchAPI) {
         self.api = api
-        self.clock = clock
         super.init(initialState: SearchState())
     }
 
     func type(_ query: String) { write { $0.query = query } }
 
     func didBecomeActive(_ activation: Activation<SearchViewModel>) {
-        activation.effect(onChangeOf: \.query, timing: .debounced(for: .milliseconds(300), clock: clock)) {
+        activation.effect(.onChange(of: \.query), timing: .debounced(for: .milliseconds(300))) {
             [api] query in
             query.isEmpty ? [] : try await api.search(query)
         } reduce: { state, result in
@@ -50,19 +48,17 @@ protocol FeedAPI: Sendable {
 
 final class FeedViewModel: ViewModel<FeedState>, ScopedViewModel, @unchecked Sendable {
     let api: any FeedAPI
-    let clock: any Clock<Duration>
-    private let refreshing = EffectTrigger<Void>()
+    private let refreshing = EffectInput<Void>()
 
-    init(api: any FeedAPI, clock: any Clock<Duration> = ContinuousClock()) {
+    init(api: any FeedAPI) {
         self.api = api
-        self.clock = clock
         super.init(initialState: FeedState())
     }
 
     func refresh() { refreshing.send() }
 
     func didBecomeActive(_ activation: Activation<FeedViewModel>) {
-        activation.effect(on: refreshing, timing: .throttled(for: .seconds(2), keeping: .first, clock: clock)) {
+        activation.effect(.input(refreshing), timing: .throttled(for: .seconds(2), keeping: .first)) {
             [api] in
             try await api.posts()
         } reduce: { state, result in
@@ -89,11 +85,9 @@ protocol ProfileAPI: Sendable {
 
 final class ProfileViewModel: ViewModel<ProfileState>, ScopedViewModel, @unchecked Sendable {
     let api: any ProfileAPI
-    let clock: any Clock<Duration>
 
-    init(api: any ProfileAPI, clock: any Clock<Duration> = ContinuousClock()) {
+    init(api: any ProfileAPI) {
         self.api = api
-        self.clock = clock
         super.init(initialState: ProfileState())
     }
 
@@ -101,8 +95,8 @@ final class ProfileViewModel: ViewModel<ProfileState>, ScopedViewModel, @uncheck
 
     func didBecomeActive(_ activation: Activation<ProfileViewModel>) {
         activation.effect(
-            when: { $0.phase == .loading },
-            timing: .retrying(upTo: 3, initialDelay: .seconds(1), clock: clock)
+            .when { $0.phase == .loading },
+            timing: .retrying(upTo: 3, initialDelay: .seconds(1))
         ) { [api] _ in
             try await api.name()
         } reduce: { state, result in
@@ -127,18 +121,16 @@ protocol ScoreAPI: Sendable {
 
 final class ScoreViewModel: ViewModel<ScoreState>, ScopedViewModel, @unchecked Sendable {
     let api: any ScoreAPI
-    let clock: any Clock<Duration>
 
-    init(api: any ScoreAPI, clock: any Clock<Duration> = ContinuousClock()) {
+    init(api: any ScoreAPI) {
         self.api = api
-        self.clock = clock
         super.init(initialState: ScoreState())
     }
 
     func endMatch() { write { $0.isLive = false } }
 
     func didBecomeActive(_ activation: Activation<ScoreViewModel>) {
-        activation.effect(every: .seconds(30), clock: clock, while: \.isLive) { [api] _ in
+        activation.effect(.every(.seconds(30), while: \.isLive)) { [api] _ in
             try await api.score()
         } reduce: { state, result in
             if case .success(let score) = result { state.score = score }
@@ -161,7 +153,7 @@ final class ChatViewModel: ViewModel<ChatState>, ScopedViewModel, @unchecked Sen
     }
 
     func didBecomeActive(_ activation: Activation<ChatViewModel>) {
-        activation.effect(consuming: incoming) { state, message in
+        activation.effect(.elements(of: incoming)) { state, message in
             state.messages.append(message)
         }
     }
@@ -182,7 +174,7 @@ protocol UploadAPI: Sendable {
 
 final class UploadViewModel: ViewModel<UploadState>, ScopedViewModel, @unchecked Sendable {
     let api: any UploadAPI
-    private let uploading = EffectTrigger<[UInt8]>()
+    private let uploading = EffectInput<[UInt8]>()
 
     init(api: any UploadAPI) {
         self.api = api
@@ -200,10 +192,77 @@ final class UploadViewModel: ViewModel<UploadState>, ScopedViewModel, @unchecked
     }
 
     func didBecomeActive(_ activation: Activation<UploadViewModel>) {
-        activation.effect(on: uploading) { [api] photo in
+        activation.effect(.input(uploading)) { [api] photo in
             try await api.upload(photo)
         } reduce: { state, result in
             state.status = (try? result.get()) != nil ? .done : .failed
+        }
+    }
+}
+
+// MARK: A timer
+
+struct TimerViewState: ViewState {
+    var count = 0
+    var isTimerOn = false
+}
+
+final class TimerViewModel: ViewModel<TimerViewState>, ScopedViewModel, @unchecked Sendable {
+    init() {
+        super.init(initialState: TimerViewState())
+    }
+
+    func toggle() { write { $0.isTimerOn.toggle() } }
+
+    func didBecomeActive(_ activation: Activation<TimerViewModel>) {
+        activation.effect(.every(.seconds(1), while: \.isTimerOn, startingNow: false)) { state, _ in
+            state.count += 1
+        }
+    }
+}
+
+// MARK: Time's up: save, then dismiss
+
+struct MeetingsState: ViewState {
+    var transcripts: [String] = []
+}
+
+/// The meetings that several screens share.
+final class MeetingsViewModel: ViewModel<MeetingsState>, @unchecked Sendable {
+    init() {
+        super.init(initialState: MeetingsState())
+    }
+}
+
+struct RecordMeetingState: ViewState {
+    var secondsElapsed = 0
+    var duration = 3
+    var isTimeUp: Bool { secondsElapsed >= duration }
+}
+
+final class RecordMeetingViewModel: ViewModel<RecordMeetingState>, ScopedViewModel, @unchecked Sendable {
+    let meetings: MeetingsViewModel
+    let dismiss: @MainActor @Sendable () -> Void
+
+    init(meetings: MeetingsViewModel, dismiss: @escaping @MainActor @Sendable () -> Void) {
+        self.meetings = meetings
+        self.dismiss = dismiss
+        super.init(initialState: RecordMeetingState())
+    }
+
+    @MainActor
+    func endMeeting() {
+        let seconds = state.secondsElapsed
+        meetings.write { $0.transcripts.append("\(seconds) s") }
+        dismiss()
+    }
+
+    func didBecomeActive(_ activation: Activation<RecordMeetingViewModel>) {
+        activation.effect(.every(.seconds(1), while: { !$0.isTimeUp }, startingNow: false)) { state, _ in
+            state.secondsElapsed += 1
+        }
+        activation.effect(.when(\.isTimeUp)) { _ in
+            await self.endMeeting()  // saves the transcript into the shared model, then dismisses
         }
     }
 }

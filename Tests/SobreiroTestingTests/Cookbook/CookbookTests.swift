@@ -51,29 +51,35 @@ struct SlowUpload: UploadAPI {
     func upload(_ photo: [UInt8]) async throws { try await clock.sleep(for: .seconds(10)) }
 }
 
+/// Counts how often the screen was dismissed.
+@MainActor
+final class Screen {
+    private(set) var dismissals = 0
+
+    func dismiss() { dismissals += 1 }
+}
+
 @Suite("The effects cookbook")
 @MainActor
 struct CookbookTests {
     @Test("search: only the query the user stopped typing at is searched")
     func debouncedSearch() async {
-        let clock = TestClock()
-        let search = TestHost(SearchViewModel(api: FakeSearch(), clock: clock))
+        let search = TestHost(SearchViewModel(api: FakeSearch()))
         search.model.type("o")
         search.model.type("oak")
         await search.settleEffects()
-        await clock.advance(by: .milliseconds(300))
+        await search.clock.advance(by: .milliseconds(300))
         search.expect(
             SearchState(query: "o"), SearchState(query: "oak"), SearchState(query: "oak", results: ["oak", "oaks"]))
     }
 
     @Test("a throttled button: taps within two seconds of a refresh are ignored")
     func throttledButton() async {
-        let clock = TestClock()
-        let feed = TestHost(FeedViewModel(api: FakeFeed(), clock: clock))
+        let feed = TestHost(FeedViewModel(api: FakeFeed()))
         for _ in 1...3 { feed.model.refresh() }
         await feed.settleEffects()
         feed.expect(FeedState(posts: ["hello"], refreshes: 1))
-        await clock.advance(by: .seconds(2))
+        await feed.clock.advance(by: .seconds(2))
         feed.model.refresh()
         await feed.settleEffects()
         feed.expect(FeedState(posts: ["hello"], refreshes: 2))
@@ -81,31 +87,28 @@ struct CookbookTests {
 
     @Test("retry: two failures are retried after 1 s and 2 s, and only the answer reaches the state")
     func retryWithBackoff() async {
-        let clock = TestClock()
-        let profile = TestHost(ProfileViewModel(api: FlakyProfile(failures: 2), clock: clock))
+        let profile = TestHost(ProfileViewModel(api: FlakyProfile(failures: 2)))
         await profile.settleEffects()
-        await clock.advance(by: .seconds(1))
-        await clock.advance(by: .seconds(2))
+        await profile.clock.advance(by: .seconds(1))
+        await profile.clock.advance(by: .seconds(2))
         profile.expect(ProfileState(phase: .loaded("Ana")))
     }
 
     @Test("retry: the failure that gives up, after 1, 2 and 4 s, reaches the state")
     func retryGivesUp() async {
-        let clock = TestClock()
-        let profile = TestHost(ProfileViewModel(api: FlakyProfile(failures: 9), clock: clock))
+        let profile = TestHost(ProfileViewModel(api: FlakyProfile(failures: 9)))
         await profile.settleEffects()
-        await clock.advance(by: .seconds(7))
+        await profile.clock.advance(by: .seconds(7))
         profile.expect(ProfileState(phase: .failed("NoNetwork()")))
     }
 
     @Test("polling: every 30 s while the match is live, its own writes never stopping it")
     func polling() async {
-        let clock = TestClock()
-        let scores = TestHost(ScoreViewModel(api: CountingScores(), clock: clock))
+        let scores = TestHost(ScoreViewModel(api: CountingScores()))
         await scores.settleEffects()
-        await clock.advance(by: .seconds(30))
+        await scores.clock.advance(by: .seconds(30))
         scores.model.endMatch()
-        await clock.advance(by: .seconds(30))
+        await scores.clock.advance(by: .seconds(30))
         scores.expect(ScoreState(score: 1), ScoreState(score: 2), ScoreState(isLive: false, score: 2))
     }
 
@@ -129,5 +132,31 @@ struct CookbookTests {
         upload.model.cancelUpload()
         await clock.advance(by: .seconds(10))
         upload.expect(UploadState(status: .uploading), UploadState(status: .cancelled))
+    }
+
+    @Test("a timer: the first tick comes a second after it is turned on, and turning it off stops it")
+    func timer() async {
+        let timer = TestHost(TimerViewModel())
+        timer.model.toggle()
+        await timer.clock.advance(by: .seconds(2))
+        timer.model.toggle()
+        await timer.clock.advance(by: .seconds(2))
+        timer.expect(
+            TimerViewState(isTimerOn: true), TimerViewState(count: 1, isTimerOn: true),
+            TimerViewState(count: 2, isTimerOn: true), TimerViewState(count: 2))
+    }
+
+    @Test("time's up: the tick that uses up the time saves the meeting into the shared model, then dismisses")
+    func timeIsUp() async {
+        let meetings = MeetingsViewModel()
+        let screen = Screen()
+        let meeting = TestHost(RecordMeetingViewModel(meetings: meetings, dismiss: screen.dismiss))
+        await meeting.clock.advance(by: .seconds(5))
+        await meeting.settleEffects()
+        meeting.expect(
+            RecordMeetingState(secondsElapsed: 1), RecordMeetingState(secondsElapsed: 2),
+            RecordMeetingState(secondsElapsed: 3))
+        #expect(meetings.state.transcripts == ["3 s"])
+        #expect(screen.dismissals == 1)
     }
 }
