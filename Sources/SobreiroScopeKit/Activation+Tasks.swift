@@ -31,7 +31,7 @@ extension Activation {
         let origin = EffectOrigin(form: "task", fileID: fileID, line: line)
         guard admitsWork(origin) else { return false }
         let task: Task<Void, Never>
-        if let tracker = EffectHooks.installed?.tracker(for: model, origin: origin) {
+        if let tracker = tracker(for: origin) {
             task = tracker.startOperation(operation)
         } else {
             task = Task(operation: operation)

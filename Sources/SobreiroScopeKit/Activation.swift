@@ -44,6 +44,10 @@ public final class Activation<Model: AnyObject & Sendable> {
     /// activations it runs.
     private weak var behavior: Behavior?
 
+    /// The tracking the tree provides for its effects, read at the first effect: `.some(nil)` where it provides
+    /// none, as in apps.
+    private var tracking: (any EffectTracking)??
+
     init(model: Model, behavior: Behavior) {
         self.model = model
         self.behavior = behavior
@@ -97,6 +101,12 @@ public final class Activation<Model: AnyObject & Sendable> {
                 + "in didBecomeActive(_:) on the activation it receives; work that starts later checks isActive first."
         )
         return false
+    }
+
+    /// The tracker that the work declared at `origin` reports to, if the tree tracks its effects (under test).
+    func tracker(for origin: EffectOrigin) -> (any EffectTracker)? {
+        if tracking == nil { tracking = .some(behavior?.dependency(EffectTrackingKey.self) ?? nil) }
+        return tracking??.tracker(for: model, origin: origin)
     }
 
     /// Keeps `cancellable` until the activation ends, or cancels it at once if it has ended.

@@ -53,7 +53,7 @@ extension Activation {
     ) where Model: ViewModel<State> {
         let runner = EffectRunner(
             model: model,
-            origin: effect.origin,
+            tracker: tracker(for: effect.origin),
             strategy: effect.strategy,
             freshness: freshness,
             operation: operation,
@@ -73,12 +73,12 @@ extension Activation {
         let model: ViewModel<State> = model
         let timed = schedule.timed(effect.operation)
         let reducing = effect.reduce.map { EffectSchedule.reducing($0) }
-        let (origin, strategy) = (effect.origin, effect.strategy)
+        let (tracker, strategy) = (tracker(for: effect.origin), effect.strategy)
         // Any state is current for an input: a write-back waits only for no change to commit under its check.
         let makeRunner = { @Sendable in
             EffectRunner(
                 model: model,
-                origin: origin,
+                tracker: tracker,
                 strategy: strategy,
                 freshness: .unchangedValue { _, _ in true },
                 operation: timed,

@@ -23,9 +23,9 @@ final class EffectLoop<State: ViewState>: ActivationEffect {
     private let tracker: (any EffectTracker)?
     private let runs = Locked(Runs())
 
-    init(model: ViewModel<State>, origin: EffectOrigin) {
+    init(model: ViewModel<State>, tracker: (any EffectTracker)?) {
         self.model = model
-        tracker = EffectHooks.installed?.tracker(for: model, origin: origin)
+        self.tracker = tracker
     }
 
     /// Starts a run of `body`, which writes through the ``Writer`` it is given, unless the effect has ended.

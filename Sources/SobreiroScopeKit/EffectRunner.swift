@@ -53,17 +53,17 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
     /// What the operations report to: `nil` in apps, so that starting one costs no more than a `Task`.
     private let tracker: (any EffectTracker)?
 
-    /// - Parameter origin: Where the effect was declared, for a test's tracker to name it.
+    /// - Parameter tracker: What the operations report to, under test.
     init(
         model: ViewModel<State>,
-        origin: EffectOrigin,
+        tracker: (any EffectTracker)?,
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
         operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
         reduce: (@Sendable (inout State, Result<Output, Failure>) -> Void)?
     ) {
         self.model = model
-        tracker = EffectHooks.installed?.tracker(for: model, origin: origin)
+        self.tracker = tracker
         self.strategy = strategy
         self.freshness = strategy == .cancelOnNewState ? freshness : .anyState
         self.operation = operation

@@ -1,4 +1,6 @@
-/// What the effect operations of one model report, so that a test can wait for them. Only a test process has one.
+import ScopeKit
+
+/// What the effect operations of one model report, so that a test can wait for them. Only a tree under test has one.
 package protocol EffectTracker: AnyObject, Sendable {
     /// An operation is about to start its task.
     ///
@@ -44,18 +46,19 @@ extension EffectTracker {
     }
 }
 
-/// Gives the effects of each model the tracker they report to.
+/// Gives the effects of each model the tracker they report to: a test's view of the effects of a tree.
 ///
-/// Apps have none: their effects start plain tasks, and an effect's start pays one check of a stored `nil`.
-/// `SobreiroTesting` has one, which this module finds by the name of its type the first time an effect is created
-/// (``installed``): a test process tracks its effects from the first one on, with no set-up, and an app, which
-/// does not link `SobreiroTesting`, cannot pay for it.
+/// A tree provides it under ``EffectTrackingKey``, as any dependency: `SobreiroTesting`'s `TestHost` and its
+/// testing values do. Apps provide none: their effects start plain tasks, and an activation pays one dependency
+/// read, at its first effect, to find that out.
 package protocol EffectTracking: AnyObject, Sendable {
-    /// Creates the process's tracking; called once.
-    init()
-
     /// The tracker of the effect declared at `origin` for `model`, which reports its operations as that effect's.
     func tracker(for model: AnyObject, origin: EffectOrigin) -> any EffectTracker
+}
+
+/// The tracking that the effects of a subtree report to: `nil`, none, unless a test provides one.
+package enum EffectTrackingKey: DependencyKey {
+    package static let defaultValue: (any EffectTracking)? = nil
 }
 
 /// Where an effect was declared and of which form, so that a test can name an effect that is still running.
@@ -82,18 +85,4 @@ package struct EffectOrigin: Hashable, Sendable, CustomStringConvertible {
         guard let fileID else { return form }
         return "\(form) at \(fileID):\(line)"
     }
-}
-
-/// Where an effect finds the tracking of the process.
-package enum EffectHooks {
-    /// The mangled name of `SobreiroTesting.TestEffectTracking`.
-    static let testingTypeName = "15SobreiroTesting18TestEffectTrackingC"
-
-    /// The tracking of this process: `SobreiroTesting`'s when that module is linked, otherwise `nil`.
-    ///
-    /// Looked up once, at the first effect; each effect reads it once, when it is created, and keeps its tracker.
-    package static let installed: (any EffectTracking)? = {
-        guard let type = _typeByName(testingTypeName) as? any EffectTracking.Type else { return nil }
-        return type.init()
-    }()
 }

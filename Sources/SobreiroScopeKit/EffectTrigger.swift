@@ -275,7 +275,7 @@ private struct SequenceElements<State: ViewState, Value: Sendable>: EffectSource
         _ effect: EffectParts<State, Value, Output, Failure>,
         on activation: Activation<Model>
     ) where Model: ViewModel<State> {
-        let loop = EffectLoop(model: activation.model, origin: effect.origin)
+        let loop = EffectLoop(model: activation.model, tracker: activation.tracker(for: effect.origin))
         let drain = drain
         if let fold = effect.fold {
             // Each element is written as it comes, in order, in a transaction of its own.
@@ -326,7 +326,7 @@ private struct Period<State: ViewState>: EffectSource {
         let operation = effect.operation
         let (interval, predicate, startingNow, reduce) = (interval, predicate, startingNow, effect.reduce)
         let freshness = EffectFreshness<State, Void>.holding(predicate)
-        let loop = EffectLoop(model: activation.model, origin: effect.origin)
+        let loop = EffectLoop(model: activation.model, tracker: activation.tracker(for: effect.origin))
         let model: ViewModel<State> = activation.model
         let tick: @Sendable (EffectLoop<State>.Writer) async -> Void = { [weak model] writer in
             if !startingNow {

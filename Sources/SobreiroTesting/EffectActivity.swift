@@ -8,8 +8,8 @@ import Testing
 /// Counts the operations of the effects of one model that are running, those of them parked on a test clock, and
 /// the jobs of their tasks that are queued or running, so that a test can wait until every effect has settled.
 ///
-/// Effects report to it through an ``EffectTracker`` of each effect, which only processes that link this module
-/// install (see ``TestEffectTracking``): an app's effects report to nothing. The counts and the waits are an
+/// Effects report to it through an ``EffectTracker`` of each effect, which only trees under test
+/// provide (see ``TestEffectTracking``): an app's effects report to nothing. The counts and the waits are an
 /// ``EffectCounts``; this class adds the lock, the task executor that counts jobs, the probe of the main queue, and
 /// the effects whose operations run, by where they were declared, for a test that ends while they run to name them.
 ///

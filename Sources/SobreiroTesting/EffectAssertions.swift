@@ -16,6 +16,10 @@ import SobreiroScopeKit
 /// states.expect(.searching("oak"), .results(["oak"]))
 /// ```
 ///
+/// It sees the effects of a model hosted by a ``TestHost``, or bound in a tree whose root provides
+/// `.testing(clock:)` (``ScopeKit/DependencyValues/testing(clock:)``); a model in any other tree has no effects to
+/// wait for.
+///
 /// - Parameters:
 ///   - model: A view model bound to a behavior, whose activation runs effects.
 ///   - timeout: The safety net: how long to wait for the effects to settle before failing.
@@ -33,7 +37,8 @@ public func settleEffects(
 ) async {
     let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     guard let activity = EffectActivity.of(model) else {
-        // A scoped model with no effect running has settled; anything else was passed by mistake.
+        // A scoped model with no effect running, or in a tree that does not provide the testing values, has none to
+        // wait for; anything else was passed by mistake.
         guard !(model is any ScopedViewModel) else { return }
         reportFailure(
             "\(type(of: model)) has no effects to wait for: it is not a ScopedViewModel. Pass the view model whose "

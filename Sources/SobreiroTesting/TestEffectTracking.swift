@@ -1,17 +1,37 @@
+public import ScopeKit
 package import SobreiroScopeKit
 
-/// The effect tracking of processes that link this module: each effect reports to its model's ``EffectActivity``,
-/// naming itself.
+/// The effect tracking of trees under test: each effect reports to its model's ``EffectActivity``, naming itself.
 ///
-/// `SobreiroScopeKit` finds this class by name the first time an effect is created (``EffectHooks/installed``), so
-/// a test needs no set-up for ``settleEffects(of:timeout:fileID:filePath:line:column:)`` to see the effects that
-/// started before it; an app, which does not link this module, finds nothing and its effects report to no one.
-/// Renaming or moving the class breaks that lookup: a test of this module checks that it still finds it.
+/// A tree reads it as a dependency (`EffectTrackingKey`), which ``TestHost`` and
+/// ``ScopeKit/DependencyValues/testing(clock:)`` provide; effects in any other tree report to no one.
 package final class TestEffectTracking: EffectTracking {
-    package init() {}
+    /// The one tracking that every tree under test provides.
+    package static let shared = TestEffectTracking()
+
+    private init() {}
 
     package func tracker(for model: AnyObject, origin: EffectOrigin) -> any EffectTracker {
         OriginTracker(activity: EffectActivity.forModel(model), origin: origin)
+    }
+}
+
+extension DependencyValues {
+    /// The values that a tree under test needs: `clock` under `ClockKey`, for the effects' timings and periods,
+    /// and the test kit's view of the effects, which ``settleEffects(of:timeout:fileID:filePath:line:column:)``,
+    /// ``expectEffectsFinished(of:fileID:filePath:line:column:)`` and ``TestClock`` need to see them.
+    ///
+    /// ``TestHost`` provides them by itself. A test that builds its tree by hand provides them at its root:
+    ///
+    /// ```swift
+    /// let root = RootScope()
+    /// root.provide(.testing(clock: clock))
+    /// ```
+    ///
+    /// - Parameter clock: The clock that the tree's effects wait on.
+    /// - Returns: The values, to provide or override at the root of the tree.
+    public static func testing(clock: TestClock) -> DependencyValues {
+        DependencyValues().with(ClockKey.self, clock).with(EffectTrackingKey.self, TestEffectTracking.shared)
     }
 }
 

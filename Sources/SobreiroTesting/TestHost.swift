@@ -98,7 +98,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
         if case .refused(let error) = behavior.bind(model) {
             reportFailure("TestHost could not host \(type(of: model)): \(error)", at: createdAt)
         }
-        root.provide(ClockKey.self, clock)
+        root.provide(.testing(clock: clock))
         root.override(dependencies)
         // Before the effects start: a job that resumes an operation, such as one woken by an element of a sequence
         // it consumes, must count, or settling could end while the operation still counts as waiting.

@@ -1,6 +1,7 @@
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
+import SobreiroTesting
 
 extension World {
     func node(atSlot slot: Int) -> ProbeNode? {
@@ -66,6 +67,7 @@ extension World {
             rootID = id
             let old = root
             root = RootScope()
+            root?.provide(.testing(clock: TestClock()))
             watch("root n\(id)", root!)
             release(consume old)
             reference.replaceRoot(with: id)

@@ -74,6 +74,8 @@ final class World {
         lastID += 1
         rootID = lastID
         root = RootScope()
+        // The test kit's view of the tree's effects, which settling needs.
+        root?.provide(.testing(clock: TestClock()))
         reference = Reference(modelIDs: ids, rootID: rootID, avoidsKnownIssues: avoidingKnownIssues)
         for (slot, model) in models.enumerated() { watch("model \(slot) (m\(ids[slot]))", model) }
         watch("root n\(rootID)", root!)

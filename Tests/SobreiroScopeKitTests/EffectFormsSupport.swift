@@ -33,9 +33,10 @@ struct Host {
     let root = RootScope()
     let behavior = Behavior()
 
-    /// - Parameter clock: The clock the model's timed effects wait on, if they have any.
-    init(_ model: some ScopedViewModel, clock: TestClock? = nil) {
-        if let clock { root.provide(ClockKey.self, clock) }
+    /// - Parameter clock: The clock the model's timed effects wait on; a new one by default. The root also gives
+    ///   the tree the test kit's view of its effects, as a `TestHost` does.
+    init(_ model: some ScopedViewModel, clock: TestClock = TestClock()) {
+        root.provide(.testing(clock: clock))
         behavior.bind(model)
         root.host(behavior)
     }

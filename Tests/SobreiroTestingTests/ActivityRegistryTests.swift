@@ -41,7 +41,7 @@ private enum Interleaving {
 
     static func run() async {
         let model = Model()
-        let tracking = EffectHooks.installed!
+        let tracking = TestEffectTracking.shared
         let state = Locked(State())
         let newerLetGo = DispatchSemaphore(value: 0)
 

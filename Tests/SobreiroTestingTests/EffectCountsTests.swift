@@ -1,3 +1,5 @@
+import ScopeKit
+import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
 import Testing
@@ -184,7 +186,7 @@ struct EffectCountsTests {
     func origins() throws {
         final class Model: Sendable {}
         let model = Model()
-        let tracking = try #require(EffectHooks.installed)
+        let tracking = TestEffectTracking.shared
         let named = tracking.tracker(
             for: model, origin: EffectOrigin(form: "effect(.when)", fileID: "A/B.swift", line: 7))
         let unnamed = tracking.tracker(for: model, origin: EffectOrigin(form: "an effect", fileID: nil, line: 0))
@@ -209,8 +211,35 @@ struct EffectCountsTests {
         #expect(activity.running == 0)
     }
 
-    @Test("a test process finds SobreiroTesting's effect tracking without any set-up")
-    func trackingIsInstalled() {
-        #expect(EffectHooks.installed is TestEffectTracking)
+    @Test("effects report to the test kit only in a tree that provides it, as TestHost and .testing(clock:) do")
+    @MainActor
+    func trackingComesFromTheTree() async {
+        let (plain, tracked) = (SleeperModel(), SleeperModel())
+        let clock = TestClock()
+        let (root, screen, trackedRoot, trackedScreen) = (RootScope(), Behavior(), RootScope(), Behavior())
+        trackedRoot.provide(.testing(clock: clock))
+        screen.bind(plain)
+        trackedScreen.bind(tracked)
+        root.host(screen)
+        trackedRoot.host(trackedScreen)
+        #expect(EffectActivity.of(plain) == nil, "an app's tree provides no tracking: its effects report to no one")
+        #expect(EffectActivity.of(tracked)?.running == 1)
+        screen.detach()
+        trackedScreen.detach()
+        await expectEffectsStopped(of: tracked)
+    }
+}
+
+/// Sleeps on the tree's clock for an hour, from its first activation.
+private final class SleeperModel: ViewModel<SleeperModel.Phase>, ScopedViewModel, @unchecked Sendable {
+    struct Phase: ViewState {
+        var isAwake = false
+    }
+
+    init() { super.init(initialState: Phase()) }
+
+    func didBecomeActive(_ activation: Activation<SleeperModel>) {
+        let clock = activation.dependency(ClockKey.self)
+        activation.effect(.when { !$0.isAwake }) { _ in try? await clock.sleep(for: .seconds(3600)) }
     }
 }

@@ -90,6 +90,7 @@ struct ListScreenTests {
         let badge = StateRecorder(subscribedTo: badgeModel)
         screen!.bind(list!)
         let root = RootScope()
+        root.provide(.testing(clock: clock))
         root.host(screen!)
 
         states.expect(ListState())

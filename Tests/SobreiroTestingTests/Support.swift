@@ -21,9 +21,10 @@ struct Hosted {
     let screen = Behavior()
     let root = RootScope()
 
-    /// - Parameter clock: The clock the model's timed effects wait on, if they have any.
-    init(_ model: some ScopedViewModel, clock: TestClock? = nil) {
-        if let clock { root.provide(ClockKey.self, clock) }
+    /// - Parameter clock: The clock the model's timed effects wait on; a new one by default. The root also gives
+    ///   the tree the test kit's view of its effects, as a `TestHost` does.
+    init(_ model: some ScopedViewModel, clock: TestClock = TestClock()) {
+        root.provide(.testing(clock: clock))
         screen.bind(model)
         root.host(screen)
     }

@@ -165,7 +165,7 @@ struct TestHostTests {
     nonisolated func unfinishedOperation() async throws {
         final class Model: Sendable {}
         let model = Model()
-        let tracker = try #require(EffectHooks.installed).tracker(
+        let tracker = TestEffectTracking.shared.tracker(
             for: model, origin: EffectOrigin(form: "effect(.when)", fileID: "A/B.swift", line: 7))
         let (entered, release) = (AsyncSignal(), AsyncSignal())
         _ = tracker.operationWillStart()
@@ -191,7 +191,7 @@ struct TestHostTests {
     nonisolated func writingBack() async throws {
         final class Model: Sendable {}
         let model = Model()
-        let tracker = try #require(EffectHooks.installed).tracker(
+        let tracker = TestEffectTracking.shared.tracker(
             for: model, origin: EffectOrigin(form: "effect(.when)", fileID: "A/B.swift", line: 7))
         _ = tracker.operationWillStart()
         await tracker.run {}

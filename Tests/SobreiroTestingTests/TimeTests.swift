@@ -134,6 +134,7 @@ struct TimeTests {
 
         for _ in 1...500 {
             let clock = TestClock()
+            root.override(.testing(clock: clock))
             let model = TwinSleepModel(clock: clock, onMainActor: onMainActor)
             let screen = Behavior()
             screen.bind(model)
