@@ -128,7 +128,7 @@ extension EffectTrigger {
             })
     }
 
-    /// Each element of `sequence`, which may fail, as ``elements(of:)-(Elements)`` gives them: a run is given
+    /// Each element of `sequence`, which may fail, as `elements(of:)` gives them: a run is given
     /// `.success(element)`, and the failure that ends the sequence arrives once, as `.failure`.
     ///
     /// - Parameter sequence: The elements, such as a socket's messages.
@@ -265,7 +265,7 @@ private struct Inputs<State: ViewState, Value: Sendable>: EffectSource {
     }
 }
 
-/// ``EffectTrigger/elements(of:)-(Elements)``: `drain` iterates the sequence, waiting for each element through the
+/// `EffectTrigger.elements(of:)`: `drain` iterates the sequence, waiting for each element through the
 /// loop it is given, and hands each element on until it is told to stop.
 private struct SequenceElements<State: ViewState, Value: Sendable>: EffectSource {
     var form: String { ".elements" }
