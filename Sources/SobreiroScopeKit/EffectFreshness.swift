@@ -1,7 +1,7 @@
 import Sobreiro
 
 /// When the result of an effect's run may still be written into the model, and the one write that checks it:
-/// shared by an effect's write-back (``EffectRunner``) and a long-lived effect's writes (``EffectLoop``).
+/// shared by the one-shot write-backs and the long runs' writes of ``EffectRunner``.
 ///
 /// The decision ends in the write transaction, where it and the commit are one atomic step; but only versions are
 /// compared there. The effect's own code (a predicate, the value closure, `Value ==`) runs before, outside the

@@ -2,64 +2,61 @@ import Sobreiro
 import SobreiroPrimitives
 import Synchronization
 
-/// Runs one effect of one activation: starts an operation for each trigger, cancels the ones the strategy
-/// replaces, and writes each result back into the model unless the effect ended first.
+/// Runs one effect of one activation: starts a run for each trigger, cancels the runs that a trigger replaces, and
+/// writes each result back into the model unless the run stopped first. It performs what its ``EffectRuns``
+/// decides, under its lock, and is the only engine of every form of effect.
 ///
-/// A result is written back inside a transaction that claims its run, under the model's lock, if it is still
-/// wanted. Ending the effect clears the wanted runs and then, if a write-back has claimed its run and not returned
-/// from its transaction, waits for that transaction with one of its own; so once ``end()`` returns no result can
-/// be written back: a write-back either committed before, or finds its run unwanted. An effect with no write-back
-/// under way ends without a transaction.
+/// A one-shot run (``receive(_:version:isMatch:)``) runs the operation and writes its result back once. A long run
+/// (``startLong(_:)``), a poll or a sequence's fold, writes many times through a ``Writer`` until it is stopped.
+///
+/// Every write is a transaction that claims its run under the model's lock, if the run is still wanted. Stopping
+/// runs, or ending the effect, unwants them and then, if a claimed write has not returned from its transaction,
+/// waits for that transaction with one of its own; so once ``stop()`` or ``end()`` returns no stopped run writes:
+/// a write either committed before, or finds its run unwanted. With no write under way, nothing waits.
 ///
 /// Under ``EffectStrategy/cancelOnNewState`` a run also stops being wanted as soon as a newer state commits, not
 /// only when that state reaches this effect: another subscriber may hold up the delivery for as long as it
-/// renders. The runner's ``EffectFreshness`` names the version the committed state must still have, and the
-/// write-back transaction compares versions only, so the check and the commit are one atomic step and no code of
-/// the effect runs under the model's lock but `reduce`, the transaction's body.
+/// renders. The runner's ``EffectFreshness`` names the version the committed state must still have, and the write
+/// transaction compares versions only, so the check and the commit are one atomic step and no code of the effect
+/// runs under the model's lock but `reduce`, the transaction's body.
+///
+/// Lock order: the model's lock, then the runner's. A write claims its run inside the model's transaction; no
+/// other step holds the runner's lock while it takes another.
 final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, Failure: Error>: ActivationEffect,
     @unchecked Sendable
 {
-    struct Runs {
-        var isEnded = false
-        var nextID: UInt64 = 0
-        /// The runs whose results may still be written back, with their tasks once they are known.
-        var wanted = WantedRuns()
-        /// How many states the effect has heard that gave it no new trigger; see ``waitForNextState(of:after:)``.
-        var heard: UInt64 = 0
-        /// Write-backs waiting for the effect to hear another state.
-        var waiting: [CheckedContinuation<Void, Never>] = []
-        /// The subscription that feeds this runner, ended with the effect.
-        var subscription: StateSubscription?
-        /// The write-backs that claimed their run in their transaction and have not returned from it.
-        var committing = 0
-    }
+    typealias Waiting = CheckedContinuation<Void, Never>
 
     weak let model: ViewModel<State>?
     private let strategy: EffectStrategy
-    /// How a write-back tells that its trigger is still current; ``EffectFreshness/anyState`` under
+    /// How a write tells that its trigger is still current; ``EffectFreshness/anyState`` under
     /// `continueOnNewState`, whose runs are independent of later states.
     let freshness: EffectFreshness<State, Trigger>
-    private let operation: @Sendable (Trigger) async throws(Failure) -> Output
-    /// Writes a run's outcome back; `nil` for an effect whose runs write nothing back.
+    /// The one-shot runs' work; `nil` for a runner of long runs only.
+    private let operation: (@Sendable (Trigger) async throws(Failure) -> Output)?
+    /// Writes a one-shot run's outcome back; `nil` for an effect whose runs write nothing back.
     let reduce: (@Sendable (inout State, Result<Output, Failure>) -> Void)?
-    /// Guards `runs`. Held inline rather than through a `Locked`, which would cost an object more per effect.
+    /// Guards `runs` and `subscription`. Held inline rather than through a `Locked`, which would cost an object more
+    /// per effect.
     private let lock = Lock()
-    nonisolated(unsafe) private var runs = Runs()
-    /// The number of runs in `runs.wanted`, readable without the lock; stored under it after every change.
+    nonisolated(unsafe) private var runs = EffectRuns<Task<Void, Never>, Waiting>()
+    /// The subscription that feeds this runner, ended with the effect.
+    nonisolated(unsafe) private var subscription: StateSubscription?
+    /// The number of wanted runs, readable without the lock; stored under it after every change.
     private let wantedCount = Atomic<Int>(0)
     /// The last trigger the subscription handed over, for an effect on a value to tell a new value from the same
     /// one. Only the subscription's calls touch it, and the model never runs two of them at once.
     nonisolated(unsafe) var lastTrigger: Trigger?
-    /// What the operations report to: `nil` in apps, so that starting one costs no more than a `Task`.
+    /// What the runs report to: `nil` in apps, so that starting one costs no more than a `Task`.
     private let tracker: (any EffectTracker)?
 
-    /// - Parameter tracker: What the operations report to, under test.
+    /// - Parameter tracker: What the runs report to, under test.
     init(
         model: ViewModel<State>,
         tracker: (any EffectTracker)?,
         strategy: EffectStrategy,
         freshness: EffectFreshness<State, Trigger>,
-        operation: @escaping @Sendable (Trigger) async throws(Failure) -> Output,
+        operation: (@Sendable (Trigger) async throws(Failure) -> Output)?,
         reduce: (@Sendable (inout State, Result<Output, Failure>) -> Void)?
     ) {
         self.model = model
@@ -70,55 +67,30 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         self.reduce = reduce
     }
 
-    /// Runs `body` on the runs, under the runner's lock.
-    func withRuns<R>(_ body: (inout Runs) -> R) -> R {
-        lock.withLock { body(&runs) }
+    /// Runs `step` on the runs under the runner's lock, then stores how many are wanted, for ``hasRunsToCancel``.
+    private func step<R>(_ step: (inout EffectRuns<Task<Void, Never>, Waiting>) -> R) -> R {
+        lock.withLock {
+            defer { wantedCount.store(runs.wantedCount, ordering: .releasing) }
+            return step(&runs)
+        }
     }
 
-    /// Runs `body` on the runs, under the runner's lock, and then stores how many are wanted, for
-    /// ``hasRunsToCancel``.
-    func changingWanted<R>(_ body: (inout Runs) -> R) -> R {
-        lock.withLock {
-            defer { wantedCount.store(runs.wanted.count, ordering: .releasing) }
-            return body(&runs)
-        }
+    /// Cancels and resumes what a step asked for, once the lock is released.
+    private func perform(_ actions: EffectRuns<Task<Void, Never>, Waiting>.Actions) {
+        actions.cancelled.first?.cancel()
+        for job in actions.cancelled.others { job.cancel() }
+        // Their runs are no longer wanted: they find it out and return.
+        for write in actions.resumed { write.resume() }
     }
 
     /// Keeps the subscription that feeds this runner, to end it with the effect; ends it at once if the effect
     /// has ended.
     func keep(_ subscription: StateSubscription) {
-        let isEnded = withRuns { runs in
-            if !runs.isEnded { runs.subscription = subscription }
+        let isEnded = lock.withLock {
+            if !runs.isEnded { self.subscription = subscription }
             return runs.isEnded
         }
         if isEnded { subscription.cancel() }
-    }
-
-    /// Takes a new trigger, on the thread that delivers it: with ``EffectStrategy/cancelOnNewState`` it cancels
-    /// the running operations, and if `isMatch` it starts one for `trigger`.
-    ///
-    /// - Parameter version: The version the model committed the state that `trigger` comes from at; the run's
-    ///   stamp. A run for a state that has moved on already starts too: its result is dropped at write-back, and
-    ///   the newer state, on its way to this effect, cancels it before then.
-    func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
-        guard isMatch || hasRunsToCancel else { return }
-        let started = changingWanted { runs -> (id: UInt64?, replaced: RunTasks, waiting: [Waiting]) in
-            guard !runs.isEnded else { return (nil, RunTasks(), []) }
-            var replaced = RunTasks()
-            var waiting: [Waiting] = []
-            if strategy == .cancelOnNewState {
-                replaced = runs.wanted.removeAll()
-                swap(&waiting, &runs.waiting)
-            }
-            guard isMatch else { return (nil, replaced, waiting) }
-            runs.nextID &+= 1
-            runs.wanted.insert(runs.nextID)
-            return (runs.nextID, replaced, waiting)
-        }
-        started.replaced.cancel()
-        // Their runs are no longer wanted: they find it out and return.
-        for write in started.waiting { write.resume() }
-        if let id = started.id { start(trigger, id: id, stamp: version) }
     }
 
     /// Whether a state that does not match has anything to do here: cancel the running operations. Most states
@@ -128,49 +100,58 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         strategy == .cancelOnNewState && wantedCount.load(ordering: .acquiring) > 0
     }
 
-    /// Takes a state that gave the effect no new trigger (its value did not change), on the thread that delivers
-    /// it: the write-backs waiting for a state check their value again.
-    func hear() {
-        let waiting = withRuns { runs in
-            runs.heard &+= 1
-            var waiting: [Waiting] = []
-            swap(&waiting, &runs.waiting)
-            return waiting
-        }
-        for write in waiting { write.resume() }
-    }
+    // MARK: One-shot runs
 
-    typealias Waiting = CheckedContinuation<Void, Never>
-
-    private func start(_ trigger: Trigger, id: UInt64, stamp: UInt64) {
+    /// Takes a new trigger, on the thread that delivers it: with ``EffectStrategy/cancelOnNewState`` it cancels
+    /// the running operations, and if `isMatch` it starts one for `trigger`.
+    ///
+    /// - Parameter version: The version the model committed the state that `trigger` comes from at; the run's
+    ///   stamp. A run for a state that has moved on already starts too: its result is dropped at write-back, and
+    ///   the newer state, on its way to this effect, cancels it before then.
+    func receive(_ trigger: Trigger, version: UInt64, isMatch: Bool) {
+        guard isMatch || hasRunsToCancel else { return }
+        let (run, actions) = step { $0.trigger(starts: isMatch, replaces: strategy == .cancelOnNewState) }
+        perform(actions)
+        guard let run, let operation else { return }
         let task: Task<Void, Never>
         if let tracker {
             // Under test: the tracker counts the operation, and its executor may count the jobs of its task and of
             // the child tasks it starts.
             task = tracker.startOperation { [self] in
-                await perform(trigger, of: id)
+                await outcome(of: operation, for: trigger, run: run)
             } finish: { [self] result in
-                await writeBack(result, of: id, for: trigger, stamp: stamp)
+                await writeBack(result, of: run, for: trigger, stamp: version)
             }
         } else {
             // `Task(executorPreference: nil)` would still cost an allocation more than `Task { }`.
-            task = Task { [self] in await writeBack(await perform(trigger, of: id), of: id, for: trigger, stamp: stamp)
+            task = Task { [self] in
+                await writeBack(
+                    await outcome(of: operation, for: trigger, run: run), of: run, for: trigger, stamp: version)
             }
         }
-        let isWanted = withRuns { $0.wanted.setTask(task, of: id) }
-        if !isWanted { task.cancel() }
+        if !step({ $0.setJob(task, of: run) }) { task.cancel() }
     }
 
-    /// Runs the operation of the run `id`, unless that run was dropped before its task started.
+    /// Takes a state that gave the effect no new trigger (its value did not change), on the thread that delivers
+    /// it: the write-backs waiting for a state check their value again.
+    func hear() {
+        for write in lock.withLock({ runs.hear() }) { write.resume() }
+    }
+
+    /// Runs the operation of `run`, unless that run was dropped before its task started.
     ///
-    /// Between the run's recording and its task's start, cancelling the runs it replaces calls their cancellation
-    /// handlers on this thread, and one of them may end the effect; or the effect ends on another thread before the
-    /// task is scheduled. Such a run's task is cancelled, but a cancelled task still runs its body: checked here,
-    /// the operation of a run that its effect no longer wants never begins.
+    /// Between the run's start and its task's, cancelling the runs it replaces calls their cancellation handlers on
+    /// this thread, and one of them may end the effect; or the effect ends on another thread before the task is
+    /// scheduled. Such a run's task is cancelled, but a cancelled task still runs its body: checked here, the
+    /// operation of a run that its effect no longer wants never begins.
     ///
     /// - Returns: The outcome of the operation, or `nil` if it did not run.
-    private func perform(_ trigger: Trigger, of id: UInt64) async -> Result<Output, Failure>? {
-        guard isWanted(id) else { return nil }
+    private func outcome(
+        of operation: @Sendable (Trigger) async throws(Failure) -> Output,
+        for trigger: Trigger,
+        run: UInt64
+    ) async -> Result<Output, Failure>? {
+        guard lock.withLock({ runs.isWanted(run) }) else { return nil }
         do throws(Failure) {
             return .success(try await operation(trigger))
         } catch {
@@ -178,29 +159,163 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         }
     }
 
-    private func isWanted(_ id: UInt64) -> Bool {
-        withRuns { $0.wanted.contains(id) }
+    /// Writes `result` back if its run is still wanted and its trigger still current, as the runner's
+    /// ``EffectFreshness`` tells.
+    ///
+    /// A committed state that does not hold the run's value has not reached the effect yet, or the run would no
+    /// longer be wanted. The write-back waits for it: when the effect hears of the new value, the run ends; if the
+    /// value changes back before then, the effect hears a state with the run's value, and the run writes back.
+    /// Dropping the run there instead would leave the state without an answer for good, since the effect heard
+    /// no change and starts no new run.
+    private func writeBack(
+        _ result: Result<Output, Failure>?,
+        of run: UInt64,
+        for trigger: Trigger,
+        stamp: UInt64
+    ) async {
+        // No result: the run was dropped before its operation began, and is no longer wanted.
+        guard let result, let model else { return }
+        guard let reduce else {
+            // Nothing to write back: the run is done.
+            _ = step { $0.forget(run) }
+            return
+        }
+        while true {
+            // A run that is no longer wanted never is again: it needs no check, and no transaction. The states
+            // heard so far are read before the check, so that a wait below misses none heard after it.
+            guard let heard = lock.withLock({ runs.isWanted(run) ? runs.heard : nil }) else { return }
+            let outcome = freshness.write(into: model, for: trigger, stamp: stamp) {
+                step { $0.claim(run, keeping: false) }
+            } _: { state in
+                reduce(&state, result)
+            }
+            switch outcome {
+            case .written:
+                lock.withLock { runs.committed() }
+                return
+            case .refused:
+                return
+            case .notHeld(let version) where version != stamp:
+                await waitForNextState(of: run, after: heard)
+            case .notHeld, .movedOn:
+                // A value that does not hold even in the very state the run was given is not equal to itself (a
+                // NaN): waiting for a state that holds it would never end, and writing it back would start another
+                // run at once, since the value would count as changed again.
+                _ = step { $0.forget(run) }
+                return
+            }
+        }
     }
 
-    /// Stops following the model, cancels the running operations and drops their results.
+    /// Returns once the effect has heard a state since it had heard `heard` states, or once `run` is no longer
+    /// wanted.
+    private func waitForNextState(of run: UInt64, after heard: UInt64) async {
+        await withCheckedContinuation { (write: Waiting) in
+            if !lock.withLock({ runs.wait(write, of: run, after: heard) }) { write.resume() }
+        }
+    }
+
+    // MARK: Long runs
+
+    /// A runner of long runs only: a poll's or a sequence's, which write through a ``Writer``.
+    convenience init(longRunsOf model: ViewModel<State>, tracker: (any EffectTracker)?)
+    where Trigger == Void, Output == Void, Failure == Never {
+        self.init(
+            model: model, tracker: tracker, strategy: .cancelOnNewState, freshness: .anyState, operation: nil,
+            reduce: nil)
+    }
+
+    /// Starts a long run of `body`, which writes through the ``Writer`` it is given, unless the effect has ended.
+    /// The run it replaces, if any, is cancelled and its writes refused from now on; call ``stop()`` first where a
+    /// write of it that is committing must have returned.
+    func startLong(_ body: @escaping @Sendable (Writer) async -> Void) {
+        let (run, actions) = step { $0.trigger(starts: true, replaces: true) }
+        perform(actions)
+        guard let run else { return }
+        let writer = Writer(runner: self, run: run)
+        // Its writes run inside the operation, between its waits: the run has no result to hand over.
+        let task = tracker.map { $0.startOperation { await body(writer) } } ?? Task { await body(writer) }
+        if !step({ $0.setJob(task, of: run) }) { task.cancel() }
+    }
+
+    /// What became of a long run's write.
+    enum WriteOutcome {
+        case written
+        /// The run is current, but the committed state is not current for the write: nothing was written.
+        case dropped
+        /// The run was stopped, or the effect ended: the run should return.
+        case stopped
+    }
+
+    /// What a long run writes through.
+    struct Writer: Sendable {
+        fileprivate let runner: EffectRunner
+        fileprivate let run: UInt64
+
+        /// Writes with `apply` inside a transaction, unless the run was stopped or the committed state is not
+        /// current for `freshness`, such as ``EffectFreshness/holding(_:)`` a predicate.
+        func write(holding freshness: EffectFreshness<State, Trigger>, _ apply: (inout State) -> Void) -> WriteOutcome
+        where Trigger == Void {
+            guard let model = runner.model else { return .stopped }
+            // No stamp: a long run's freshness never asks for the state a run was given.
+            let outcome = freshness.write(into: model, for: (), stamp: 0) {
+                runner.step { $0.claim(run, keeping: true) }
+            } _: { state in
+                apply(&state)
+            }
+            switch outcome {
+            case .written:
+                runner.lock.withLock { runner.runs.committed() }
+                return .written
+            case .notHeld: return runner.lock.withLock { runner.runs.isWanted(run) } ? .dropped : .stopped
+            case .refused, .movedOn: return .stopped
+            }
+        }
+
+        /// Writes with `apply` inside a transaction, unless the run was stopped.
+        ///
+        /// - Returns: Whether it wrote; once `false`, the run should return.
+        func write(_ apply: (inout State) -> Void) -> Bool where Trigger == Void {
+            write(holding: .anyState, apply) == .written
+        }
+
+        /// Runs `body`, a wait for something other than a test clock that a test drives, such as the next element
+        /// of a sequence, with the run counted as settled meanwhile.
+        func waitIdle<T, WaitFailure: Error>(_ body: () async throws(WaitFailure) -> T) async throws(WaitFailure) -> T {
+            guard let tracker = runner.tracker else { return try await body() }
+            tracker.park()
+            defer { tracker.unpark() }
+            return try await body()
+        }
+    }
+
+    // MARK: Stopping
+
+    /// Stops every run: none writes from now on. Triggers from now on start new ones.
+    func stop() {
+        stop(ending: false)
+    }
+
+    /// Stops following the model and every run, and refuses new ones.
     func end() {
-        let subscription = withRuns { runs in
-            defer { runs.subscription = nil }
-            return runs.subscription
+        let subscription = lock.withLock {
+            defer { self.subscription = nil }
+            return self.subscription
         }
         // Outside the lock: a cancel waits for a running call, which may take it.
         subscription?.cancel()
-        let (running, waiting, isCommitting) = withRuns { runs in
-            runs.isEnded = true
-            wantedCount.store(0, ordering: .releasing)
-            defer { runs.waiting.removeAll() }
-            return (runs.wanted.removeAll(), runs.waiting, runs.committing > 0)
-        }
-        // A write-back that claimed its run before may still be in its transaction: wait until it has committed
-        // (unless it runs on this thread, further up: its `reduce` ends the effect). Any other finds its run
-        // unwanted from now on. No transaction of its own, which would commit a state whose `==` is not reflexive.
-        if isCommitting, let model { model.orderedWithTransactions {} }
-        running.cancel()
-        for write in waiting { write.resume() }
+        stop(ending: true)
+    }
+
+    private func stop(ending: Bool) {
+        let (actions, waitsForCommit) = step { $0.stop(ending: ending) }
+        // A write that claimed its run before may still be in its transaction: wait until it has committed (unless
+        // it runs on this thread, further up: its `reduce` stops the effect). Any other finds its run unwanted from
+        // now on. No transaction of its own, which would commit a state whose `==` is not reflexive.
+        if waitsForCommit, let model { model.orderedWithTransactions {} }
+        perform(actions)
     }
 }
+
+/// A runner of long runs only.
+typealias LongRuns<State: ViewState> = EffectRunner<State, Void, Void, Never>

@@ -120,9 +120,9 @@ extension EffectTrigger {
     public static func elements<Elements: AsyncSequence & Sendable>(of sequence: Elements) -> Self
     where Elements.Element == Value, Elements.Failure == Never {
         EffectTrigger(
-            SequenceElements<State, Value> { loop, each in
+            SequenceElements<State, Value> { writer, each in
                 var elements = sequence.makeAsyncIterator()
-                while let element = await loop.waitIdle({ await elements.next(isolation: nil) }) {
+                while let element = await writer.waitIdle({ await elements.next(isolation: nil) }) {
                     guard each(element) else { return }
                 }
             })
@@ -135,10 +135,10 @@ extension EffectTrigger {
     public static func elements<Elements: AsyncSequence & Sendable>(of sequence: Elements) -> Self
     where Value == Result<Elements.Element, Elements.Failure> {
         EffectTrigger(
-            SequenceElements<State, Value> { loop, each in
+            SequenceElements<State, Value> { writer, each in
                 var elements = sequence.makeAsyncIterator()
                 do throws(Elements.Failure) {
-                    while let element = try await loop.waitIdle({ () async throws(Elements.Failure) in
+                    while let element = try await writer.waitIdle({ () async throws(Elements.Failure) in
                         try await elements.next(isolation: nil)
                     }) {
                         guard each(.success(element)) else { return }
@@ -266,22 +266,22 @@ private struct Inputs<State: ViewState, Value: Sendable>: EffectSource {
 }
 
 /// `EffectTrigger.elements(of:)`: `drain` iterates the sequence, waiting for each element through the
-/// loop it is given, and hands each element on until it is told to stop.
+/// writer it is given, and hands each element on until it is told to stop.
 private struct SequenceElements<State: ViewState, Value: Sendable>: EffectSource {
     var form: String { ".elements" }
-    let drain: @Sendable (_ loop: EffectLoop<State>, _ each: (Value) -> Bool) async -> Void
+    let drain: @Sendable (_ writer: LongRuns<State>.Writer, _ each: (Value) -> Bool) async -> Void
 
     func start<Model, Output: Sendable, Failure: Error>(
         _ effect: EffectParts<State, Value, Output, Failure>,
         on activation: Activation<Model>
     ) where Model: ViewModel<State> {
-        let loop = EffectLoop(model: activation.model, tracker: activation.tracker(for: effect.origin))
+        let runner = LongRuns<State>(longRunsOf: activation.model, tracker: activation.tracker(for: effect.origin))
         let drain = drain
         if let fold = effect.fold {
             // Each element is written as it comes, in order, in a transaction of its own.
-            activation.store(loop as any ActivationEffect)
-            loop.start { writer in
-                await drain(loop) { element in writer.write { fold(&$0, element) } }
+            activation.store(runner as any ActivationEffect)
+            runner.startLong { writer in
+                await drain(writer) { element in writer.write { fold(&$0, element) } }
             }
             return
         }
@@ -289,12 +289,12 @@ private struct SequenceElements<State: ViewState, Value: Sendable>: EffectSource
         let driven = activation.startDriven(effect)
         activation.store(
             AnyCancellable {
-                loop.end()
+                runner.end()
                 driven.end()
             }
         )
-        loop.start { _ in
-            await drain(loop) { element in
+        runner.startLong { writer in
+            await drain(writer) { element in
                 _ = driven.receive(element)
                 return !Task.isCancelled
             }
@@ -326,9 +326,9 @@ private struct Period<State: ViewState>: EffectSource {
         let operation = effect.operation
         let (interval, predicate, startingNow, reduce) = (interval, predicate, startingNow, effect.reduce)
         let freshness = EffectFreshness<State, Void>.holding(predicate)
-        let loop = EffectLoop(model: activation.model, tracker: activation.tracker(for: effect.origin))
+        let runner = LongRuns<State>(longRunsOf: activation.model, tracker: activation.tracker(for: effect.origin))
         let model: ViewModel<State> = activation.model
-        let tick: @Sendable (EffectLoop<State>.Writer) async -> Void = { [weak model] writer in
+        let tick: @Sendable (LongRuns<State>.Writer) async -> Void = { [weak model] writer in
             if !startingNow {
                 do { try await clock.sleep(clock.now() + interval) } catch _ { return }
             }
@@ -355,25 +355,20 @@ private struct Period<State: ViewState>: EffectSource {
                 do { try await clock.sleep(clock.now() + interval) } catch _ { return }
             }
         }
+        activation.store(runner as any ActivationEffect)
         guard let predicate else {
-            activation.store(loop as any ActivationEffect)
-            loop.start(tick)
+            runner.startLong(tick)
             return
         }
         let isTicking = LastValue<Bool>()
         // Its own writes reach the effect as any state does: they stop it only if the predicate no longer holds.
-        let subscription = effect.subscribe(model, loop) { target, state, _, notice in
-            notice.willCall(target)
-            let holds = predicate(state)
-            guard isTicking.replace(with: holds) else { return }
-            let loop = unsafeDowncast(target, to: EffectLoop<State>.self)
-            if holds { loop.start(tick) } else { loop.stop() }
-        }
-        activation.store(
-            AnyCancellable {
-                subscription.cancel()
-                loop.end()
-            }
-        )
+        runner.keep(
+            effect.subscribe(model, runner) { target, state, _, notice in
+                notice.willCall(target)
+                let holds = predicate(state)
+                guard isTicking.replace(with: holds) else { return }
+                let runner = unsafeDowncast(target, to: LongRuns<State>.self)
+                if holds { runner.startLong(tick) } else { runner.stop() }
+            })
     }
 }
