@@ -3,8 +3,8 @@ import ScopeKit
 extension Activation {
     /// Runs `operation` in a task of its own while the activation lasts, and cancels it when the activation ends.
     ///
-    /// Unlike `Task { … }.store(in: activation)`, a task started here counts as one of the model's effects in a
-    /// test: `settleEffects(of:)` waits until it ends or sleeps on a `TestClock`, and `TestHost` fails a test that
+    /// It is the one way to give an activation a task: besides being cancelled with it, the task counts as one of
+    /// the model's effects in a test: `settleEffects(of:)` waits until it ends or sleeps on a `TestClock`, and `TestHost` fails a test that
     /// ends while it still runs, naming the line that started it. In an app it is a plain `Task`.
     ///
     /// ```swift

@@ -4,7 +4,7 @@ import Sobreiro
 /// The work of one activation of a bound view model, cancelled when that activation ends.
 ///
 /// ``ScopedViewModel/didBecomeActive(_:)`` receives a new one at each activation. Give it everything the model
-/// should do while active: subscriptions (`store(in:)`), `Task`s, cancellables, effects
+/// should do while active: subscriptions and cancellables (`store(in:)`), tasks (``task(_:fileID:line:)``), effects
 /// (``effect(_:timing:strategy:run:reduce:fileID:line:)``) and state sequences (``states()``). When the behavior deactivates,
 /// all of it ends at once, so closures may capture the model strongly and leave no cycle behind. At the next
 /// activation the model starts its work again, and subscriptions resync with the current upstream states.
@@ -13,7 +13,7 @@ import Sobreiro
 /// func didBecomeActive(_ activation: Activation<DetailViewModel>) {
 ///     subscribe(to: list.map(\.selection), onChange: DetailViewModel.selectionDidChange)
 ///         .store(in: activation)
-///     Task { await self.refreshPeriodically() }.store(in: activation)
+///     activation.task { await self.refreshPeriodically() }
 /// }
 /// ```
 ///
@@ -199,33 +199,6 @@ private enum Work: Sendable {
         }
     }
 #endif
-
-extension AnyCancellable {
-    /// Keeps this cancellable until `activation` ends, or cancels it at once if it has ended.
-    ///
-    /// - Parameter activation: The activation of a bound view model.
-    @MainActor
-    public func store<Model>(in activation: Activation<Model>) {
-        activation.store(self)
-    }
-}
-
-extension Task {
-    /// Cancels this task when `activation` ends (at once, if it has ended).
-    ///
-    /// Tests do not see a task stored this way: ``Activation/task(_:fileID:line:)`` starts one that
-    /// `settleEffects(of:)` waits for and that a test must let finish.
-    ///
-    /// ```swift
-    /// Task { await self.poll() }.store(in: activation)
-    /// ```
-    ///
-    /// - Parameter activation: The activation of a bound view model.
-    @MainActor
-    public func store<Model>(in activation: Activation<Model>) {
-        activation.store(AnyCancellable { self.cancel() })
-    }
-}
 
 /// The one-time warning for work given to an activation that has ended.
 private let workGivenToEndedActivation = RuntimeWarning()

@@ -57,16 +57,16 @@ struct ScopedWorkTests {
         #expect(view.history.map(\.count) == [0, 1, 2])
     }
 
-    @Test("B2: a Task stored in an activation is cancelled when it ends, and no task outlives it")
+    @Test("B2: a task of an activation is cancelled when it ends, and no task outlives it")
     func taskEndsWithActivation() async {
         let live = LiveCount()
         let never = Gate<Int>()
         let model = FeedModel { _, activation in
             live.enter()
-            Task {
+            activation.task {
                 defer { live.leave() }
                 _ = await never.wait()
-            }.store(in: activation)
+            }
         }
         let root = RootScope()
         let behavior = Behavior()
