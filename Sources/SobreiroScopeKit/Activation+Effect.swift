@@ -1,5 +1,6 @@
 import ScopeKit
 public import Sobreiro
+import SobreiroPrimitives
 
 extension Activation {
     /// Runs `operation` for each trigger, at the times `timing` sets, and writes its result back into the model.
@@ -151,5 +152,120 @@ extension Activation {
             subscribe: subscribe)
         trigger.source.start(parts, on: self)
         return true
+    }
+}
+
+extension Activation {
+    /// Starts a runner of `effect`, with `operation` and `reduce` in place of the effect's own (timed ones, say), and lets
+    /// `follow` subscribe it to its triggers, with the runner as the subscription's target: a subscription calls the
+    /// runner's `receive` with each trigger, the version of the state it comes from and whether it matches, and
+    /// `hear` with each state that gives no trigger, if the runner's freshness needs to hear them.
+    func startRunner<State, Value, Trigger: Sendable, Output: Sendable, Failure, RunOutput: Sendable>(
+        _ effect: EffectParts<State, Value, Output, Failure>,
+        freshness: EffectFreshness<State, Trigger>,
+        operation: @escaping @Sendable (Trigger) async throws(Failure) -> RunOutput,
+        reduce: (@Sendable (inout State, Result<RunOutput, Failure>) -> Void)?,
+        follow: (_ runner: EffectRunner<State, Trigger, RunOutput, Failure>) -> StateSubscription
+    ) where Model: ViewModel<State> {
+        let runner = EffectRunner(
+            model: model,
+            tracker: tracker(for: effect.origin),
+            strategy: effect.strategy,
+            freshness: freshness,
+            operation: operation,
+            reduce: reduce
+        )
+        store(runner as any ActivationEffect)
+        runner.keep(follow(runner))
+    }
+
+    /// Starts the runs of `effect` for values that something other than the model's states hands over, an input
+    /// or a sequence's elements: the runner that takes them now, what hands one to it (`false` if its timing
+    /// ignored it), what cancels its runs, and what ends it with the activation.
+    func startDriven<State, Value, Output: Sendable, Failure>(
+        _ effect: EffectParts<State, Value, Output, Failure>
+    ) -> DrivenRuns<Value> where Model: ViewModel<State> {
+        let schedule = schedule(for: effect.timing) ?? EffectSchedule(.immediate, clock: nil)
+        let model: ViewModel<State> = model
+        let timed = schedule.timed(effect.operation)
+        let reducing = effect.reduce.map { EffectSchedule.reducing($0) }
+        let (tracker, strategy) = (tracker(for: effect.origin), effect.strategy)
+        // Any state is current for an input: a write-back waits only for no change to commit under its check.
+        let makeRunner = { @Sendable in
+            EffectRunner(
+                model: model,
+                tracker: tracker,
+                strategy: strategy,
+                freshness: .unchangedValue { _, _ in true },
+                operation: timed,
+                reduce: reducing
+            )
+        }
+        // The runner that takes inputs now, and whether the activation has ended it, under one lock: a cancel that
+        // races the end of the activation must not put a new runner in after the end took the last one.
+        let driven = Locked((runner: makeRunner(), isEnded: false))
+        return DrivenRuns { input in
+            let trigger = schedule.admit(input)
+            guard trigger.admission != .dropped else { return false }
+            // An ended runner starts nothing.
+            driven.withLock { $0.runner }.receive(trigger, version: 0, isMatch: true)
+            return true
+        } cancel: {
+            // An ended runner never writes again: cancelling ends it, and inputs from now on go to a new one, unless
+            // the activation has ended, whose last runner stays ended.
+            var replaced = makeRunner()
+            driven.withLock { driven in
+                if !driven.isEnded { swap(&driven.runner, &replaced) }
+            }
+            replaced.end()
+        } end: {
+            driven.withLock { driven in
+                driven.isEnded = true
+                return driven.runner
+            }.end()
+        }
+    }
+
+    /// The schedule that applies `timing` to an effect's runs, on the clock the tree provides, or `nil` for a
+    /// timing that changes nothing.
+    func schedule(for timing: EffectTiming) -> EffectSchedule? {
+        guard timing.shape != .immediate || timing.retry != nil else { return nil }
+        return EffectSchedule(timing, clock: effectClock())
+    }
+
+    /// The clock that the tree provides under ``ClockKey``, which timed effects read and wait on.
+    func effectClock() -> EffectClock {
+        EffectClock(dependency(ClockKey.self))
+    }
+}
+
+/// The runs of an effect that values from outside the model's states start: see
+/// ``Activation/startDriven(_:)``.
+struct DrivenRuns<Value: Sendable>: Sendable {
+    let receive: @Sendable (Value) -> Bool
+    let cancel: @Sendable () -> Void
+    let end: @Sendable () -> Void
+}
+
+/// Subscribes an effect's runner, the target, to the model with `receive`, and returns the subscription.
+///
+/// The public effect forms are inlinable only to make this closure where the caller's state type is concrete: the
+/// subscription's code (the change of the subscriber list, the first render) is then compiled for that type. Made
+/// inside the library's generic code instead, it looks up the metadata of the state's generic types (optionals,
+/// tuples, the subscription record) at run time, several times per subscription, which costs more than the rest
+/// of an effect's start.
+@usableFromInline
+typealias EffectSubscribe<State: ViewState> = (
+    _ model: ViewModel<State>,
+    _ runner: AnyObject,
+    _ receive: @escaping @Sendable (AnyObject, State, _ version: UInt64, CallNotice) -> Void
+) -> StateSubscription
+
+extension ViewModel {
+    /// The ``EffectSubscribe`` of this model's state type: compiled for the concrete state in the inlinable
+    /// code that names it, with no context to allocate.
+    @inlinable
+    static var effectSubscribe: EffectSubscribe<State> {
+        { model, runner, receive in model.subscription(of: runner, replacingLive: false, receive) }
     }
 }

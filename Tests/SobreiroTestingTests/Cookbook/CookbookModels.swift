@@ -237,6 +237,7 @@ final class MeetingsViewModel: ViewModel<MeetingsState>, @unchecked Sendable {
 struct RecordMeetingState: ViewState {
     var secondsElapsed = 0
     var duration = 3
+    var isSaved = false
     var isTimeUp: Bool { secondsElapsed >= duration }
 }
 
@@ -250,9 +251,13 @@ final class RecordMeetingViewModel: ViewModel<RecordMeetingState>, ScopedViewMod
         super.init(initialState: RecordMeetingState())
     }
 
+    /// Saves the transcript into the shared model, then dismisses the screen.
     @MainActor
     func endMeeting() {
-        let seconds = state.secondsElapsed
+        let seconds = write { state in
+            state.isSaved = true
+            return state.secondsElapsed
+        }
         meetings.write { $0.transcripts.append("\(seconds) s") }
         dismiss()
     }
@@ -261,8 +266,8 @@ final class RecordMeetingViewModel: ViewModel<RecordMeetingState>, ScopedViewMod
         activation.effect(.every(.seconds(1), while: { !$0.isTimeUp }, startingNow: false)) { state, _ in
             state.secondsElapsed += 1
         }
-        activation.effect(.when(\.isTimeUp)) { _ in
-            await self.endMeeting()  // saves the transcript into the shared model, then dismisses
+        activation.effect(.onChange(of: \.isTimeUp)) { isTimeUp in
+            if isTimeUp { await self.endMeeting() }
         }
     }
 }
