@@ -50,11 +50,6 @@ public final class EffectInput<Input: Sendable>: Sendable {
     /// Creates an input that no effect listens to yet.
     public init() {}
 
-    /// Whether an effect of an active model listens to this input.
-    public var isConnected: Bool {
-        connection.withLock { $0 != nil }
-    }
-
     /// Starts the effect's work for `input`, from any thread.
     ///
     /// Under ``EffectStrategy/cancelOnNewState`` (the default) it restarts the effect: the run going is cancelled
