@@ -2,6 +2,77 @@ public import ScopeKit
 public import Sobreiro
 public import SobreiroPrimitives
 
+extension Scope {
+    /// Hosts, while this scope is active, one child per element of a collection in a model's state, keyed by
+    /// each element's `id`: a navigation stack, or a list of cells with their own models.
+    ///
+    /// Call it once, when you set the scope up. Each time the scope activates, it follows `projection` on the
+    /// main actor, and for each collection it receives it makes the children match the elements:
+    ///
+    /// 1. The children whose element left are evicted, the last first, as a stack pops from the top.
+    /// 2. A child is built and hosted for each new element, the first first, so a deep link that pushes
+    ///    several screens at once hosts them from the bottom up. Each activates as it is hosted.
+    /// 3. The children are put in the order of the elements. A child whose element stays keeps its instance
+    ///    and stays active: moving it runs no hook. The new order is the one that the next activation of the
+    ///    scope follows, and its next deactivation follows in reverse.
+    ///
+    /// `child` runs once per identity: a change to an element whose `id` stays rebuilds nothing, so a child
+    /// reads the element's other fields from the model, not from the value it was built with. When the scope
+    /// deactivates, its children deactivate with it, the last first, as every child does; then it stops
+    /// following and evicts them, the last first.
+    ///
+    /// ```swift
+    /// struct Screen: Identifiable, Equatable, Sendable { let id: Int; let player: Player.ID }
+    ///
+    /// let stack = Scope()
+    /// stack.hostChildren(following: navigation.map(\.path)) { screen in
+    ///     PlayerDetailScope(player: screen.player, league: league)
+    /// }
+    /// navigation.write { $0.path.append(Screen(id: 7, player: 42)) }  // push
+    /// navigation.write { $0.path.removeLast() }                      // pop
+    /// navigation.write { $0.path = [] }                              // pop to root
+    /// ```
+    ///
+    /// A scope may follow several routes, each with ``hostChild(following:_:)`` or this method, and host
+    /// children of its own beside them: each route hosts and evicts only the children it built, and reordering
+    /// moves them only among the places they hold.
+    ///
+    /// Two elements with the same `id` are a programmer error, which traps.
+    ///
+    /// - Parameters:
+    ///   - projection: The collection that decides the children, from `ViewModel.map(_:)`.
+    ///   - child: Builds the behavior for a new element. Runs on the main actor.
+    @inlinable
+    public func hostChildren<Element: Identifiable & Equatable & Sendable>(
+        following projection: StateProjection<[Element]>,
+        _ child: @escaping @MainActor (Element) -> Behavior
+    ) {
+        addActivationObserver(ChildrenRoute(scope: self, projection: projection, id: { $0.id }, child: child))
+    }
+
+    /// Hosts, while this scope is active, one child per element of a collection in a model's state, keyed by
+    /// the value at `id`; the same as ``hostChildren(following:_:)``, for elements that are not `Identifiable`.
+    ///
+    /// ```swift
+    /// list.hostChildren(following: feed.map(\.posts), id: \.url) { post in
+    ///     PostCellScope(url: post.url, feed: feed)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - projection: The collection that decides the children, from `ViewModel.map(_:)`.
+    ///   - id: The path to each element's identity, distinct across the collection.
+    ///   - child: Builds the behavior for a new element. Runs on the main actor.
+    @inlinable
+    public func hostChildren<Element: Equatable & Sendable, ID: Hashable>(
+        following projection: StateProjection<[Element]>,
+        id: KeyPath<Element, ID>,
+        _ child: @escaping @MainActor (Element) -> Behavior
+    ) {
+        addActivationObserver(ChildrenRoute(scope: self, projection: projection, id: { $0[keyPath: id] }, child: child))
+    }
+}
+
 /// Keeps the children of a scope in line with a projected collection while the scope is active, one per
 /// identity.
 ///
@@ -181,5 +252,87 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
             moving.append(behavior)
         }
         scope.arrange(moving)
+    }
+}
+
+/// The parts of a change that `ChildrenRoute.show(_:)` works out before it touches the scope: the identities of
+/// the new elements, which of the middle stay, whether one repeats, and whether the middle is in order already.
+extension ChildrenRoute {
+    /// Whether the children of `order` from `start` on already follow `ids`.
+    @inlinable
+    func middleIsInOrder(_ ids: ArraySlice<ID>, from start: Int) -> Bool {
+        var index = start
+        for identity in ids {
+            guard order[index].id == identity else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Drops from `order` the children that left. A plain loop: a closure passed to the standard library here
+    /// would be isolated to the main actor and check its executor once per child.
+    @inlinable
+    func pruneOrder() {
+        var kept: [Entry] = []
+        kept.reserveCapacity(order.count)
+        for entry in order where hosted[entry.id] === entry.child { kept.append(entry) }
+        if kept.count != order.count { order = kept }
+        orderIsStale = false
+    }
+
+    /// Finds the element of the middle whose child sits in the prefix or the suffix, and traps naming it.
+    @inlinable
+    func duplicateOutsideMiddle(_ coming: ArraySlice<ID>, leaving: Range<Int>) -> Never {
+        var replaced = Set<ID>()
+        for index in leaving { replaced.insert(order[index].id) }
+        for identity in coming where hosted[identity] != nil && !replaced.contains(identity) {
+            Staying.duplicate(identity)
+        }
+        fatalError("hostChildren(following:): the route lost track of its children")
+    }
+
+    /// The identities of the middle of a new collection; traps if one repeats.
+    @usableFromInline
+    struct Staying {
+        @usableFromInline
+        let ids: ArraySlice<ID>
+        /// Built only for a middle longer than a few elements.
+        @usableFromInline
+        let set: Set<ID>?
+
+        @inlinable
+        init(ids: ArraySlice<ID>) {
+            self.ids = ids
+            if ids.count > 8 {
+                var set = Set<ID>(minimumCapacity: ids.count)
+                for identity in ids where !set.insert(identity).inserted { Self.duplicate(identity) }
+                self.set = set
+            } else {
+                set = nil
+                for index in ids.indices where ids[ids.startIndex..<index].contains(ids[index]) {
+                    Self.duplicate(ids[index])
+                }
+            }
+        }
+
+        @inlinable
+        func contains(_ identity: ID) -> Bool {
+            if let set { return set.contains(identity) }
+            return ids.contains(identity)
+        }
+
+        @inlinable
+        static func duplicate(_ identity: ID) -> Never {
+            fatalError(
+                "hostChildren(following:): two elements have the id \(identity); give each element a distinct id")
+        }
+    }
+
+    @inlinable
+    func identities(of elements: [Element]) -> [ID] {
+        var result: [ID] = []
+        result.reserveCapacity(elements.count)
+        for element in elements { result.append(id(element)) }
+        return result
     }
 }
