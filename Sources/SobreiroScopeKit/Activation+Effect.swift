@@ -64,10 +64,15 @@ extension Activation {
     /// of their own, which are not checked as a write-back is: once the operation has begun a call, the call runs.
     ///
     /// ```swift
-    /// activation.effect(.when(\.isTimeUp)) { _ in
-    ///     await self.endMeeting()  // saves the transcript, then dismisses the screen
+    /// activation.effect(.onChange(of: \.isTimeUp)) { isTimeUp in
+    ///     if isTimeUp { await self.endMeeting() }  // saves the transcript, then dismisses the screen
     /// }
     /// ```
+    ///
+    /// The methods' writes are new states of the model, which reach the effect as any other: under `.when`, a
+    /// write that the operation makes cancels it (``EffectStrategy/cancelOnNewState``) and, while the predicate
+    /// still holds, starts it again. Trigger work that writes to its own model with ``EffectTrigger/onChange(of:)``,
+    /// which runs once per new value, or with ``EffectTrigger/input(_:)``.
     ///
     /// - Parameters:
     ///   - trigger: What starts a run, and what the run is given.
@@ -191,8 +196,10 @@ extension Activation {
         let reducing = effect.reduce.map { EffectSchedule.reducing($0) }
         let (tracker, strategy) = (tracker(for: effect.origin), effect.strategy)
         // Any state is current for an input: a write-back waits only for no change to commit under its check.
-        let makeRunner = { @Sendable in
-            EffectRunner(
+        // Weakly: an input the model owns, or a sequence's iteration, holds this closure, and must not keep the model.
+        let makeRunner = { @Sendable [weak model] () -> EffectRunner<State, TimedTrigger<Value>, Output?, Failure>? in
+            guard let model else { return nil }
+            return EffectRunner(
                 model: model,
                 tracker: tracker,
                 strategy: strategy,
@@ -203,7 +210,8 @@ extension Activation {
         }
         // The runner that takes inputs now, and whether the activation has ended it, under one lock: a cancel that
         // races the end of the activation must not put a new runner in after the end took the last one.
-        let driven = Locked((runner: makeRunner(), isEnded: false))
+        // The activation holds the model while the effect starts.
+        let driven = Locked((runner: makeRunner()!, isEnded: false))
         return DrivenRuns { input in
             let trigger = schedule.admit(input)
             guard trigger.admission != .dropped else { return false }
@@ -212,8 +220,8 @@ extension Activation {
             return true
         } cancel: {
             // An ended runner never writes again: cancelling ends it, and inputs from now on go to a new one, unless
-            // the activation has ended, whose last runner stays ended.
-            var replaced = makeRunner()
+            // the activation has ended, whose last runner stays ended. With the model gone, nothing writes anyway.
+            guard var replaced = makeRunner() else { return }
             driven.withLock { driven in
                 if !driven.isEnded { swap(&driven.runner, &replaced) }
             }

@@ -107,6 +107,12 @@ final class ModelBinding<Model: ScopedViewModel>: ActivationObserver {
         self.behavior = behavior
     }
 
+    /// A binding released with its behavior, as when a tree is released while active, ends the activation it ran:
+    /// an activation that the model kept must not go on running work for a behavior that is gone.
+    isolated deinit {
+        activation?.end()
+    }
+
     func behaviorDidActivate() {
         guard activation == nil else { return }
         // Called by the behavior itself, which is alive: the binding is its observer.

@@ -169,6 +169,7 @@ struct RetryPolicy: Sendable {
                 retried += 1
                 // A cancelled wait gives up with the failure in hand: the run that was cancelled writes nothing.
                 do { try await clock.sleep(clock.now() + delay) } catch _ { throw error }
+                if Task.isCancelled { throw error }
                 delay = delay * timing.multiplier
             }
         }
@@ -291,6 +292,8 @@ final class EffectSchedule: Sendable {
         { [self] trigger throws(Failure) in
             if case .delayed(let due, let ticket) = trigger.admission, let clock {
                 do { try await clock.sleep(due) } catch _ { return nil }
+                // A sleep may return as its run is cancelled: such a run starts no operation.
+                guard !Task.isCancelled else { return nil }
                 guard gate.withLock({ $0.claim(ticket, due: due) }) else { return nil }
             }
             return try await retrying(operation, with: trigger.value)

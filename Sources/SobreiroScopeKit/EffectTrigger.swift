@@ -111,7 +111,9 @@ extension EffectTrigger {
     /// given the element.
     ///
     /// Given to ``Activation/effect(_:reduce:fileID:line:)``, each element is folded into the state in its own
-    /// transaction, in order. The iteration is cancelled when the activation ends, and no element is written after
+    /// transaction, in order. Given to an operation, each element starts a run as an input does: under
+    /// ``EffectStrategy/cancelOnNewState`` an element that arrives before the previous run wrote back cancels it,
+    /// and its result is dropped; pass ``EffectStrategy/continueOnNewState`` to write back every element's. The iteration is cancelled when the activation ends, and no element is written after
     /// that, even one that had already arrived. Make the sequence in ``ScopedViewModel/didBecomeActive(_:)``, so
     /// that each activation iterates one of its own. While it waits for the next element, the effect counts as
     /// settled in a test.
@@ -293,9 +295,12 @@ private struct SequenceElements<State: ViewState, Value: Sendable>: EffectSource
                 driven.end()
             }
         )
+        // Only what hands an element over: the runs' other parts need not live as long as the sequence's iteration,
+        // which may ignore cancellation.
+        let receive = driven.receive
         runner.startLong { writer in
             await drain(writer) { element in
-                _ = driven.receive(element)
+                _ = receive(element)
                 return !Task.isCancelled
             }
         }
@@ -328,14 +333,22 @@ private struct Period<State: ViewState>: EffectSource {
         let freshness = EffectFreshness<State, Void>.holding(predicate)
         let runner = LongRuns<State>(longRunsOf: activation.model, tracker: activation.tracker(for: effect.origin))
         let model: ViewModel<State> = activation.model
-        let tick: @Sendable (LongRuns<State>.Writer) async -> Void = { [weak model] writer in
-            if !startingNow {
-                do { try await clock.sleep(clock.now() + interval) } catch _ { return }
-            }
-            while let state = model?.state {
-                // A state where the predicate no longer holds may have committed before the subscription below
-                // hears it and stops this run: such a state is not polled, and a poll's result never lands in one.
-                if predicate?(state) ?? true {
+        // A run's first tick counts from when it was started, not from when its task first runs.
+        let tick = { @Sendable (startedAt: Duration) in
+            { @Sendable [weak model] (writer: LongRuns<State>.Writer) async -> Void in
+                if !startingNow {
+                    do { try await clock.sleep(startedAt + interval) } catch _ { return }
+                }
+                // A run stopped while it waited, whose sleep may have returned just as it was cancelled, starts no
+                // operation: checked after every wait, and after the predicate, which is the effect's code too.
+                while !Task.isCancelled, let state = model?.state {
+                    // A state where the predicate no longer holds may have committed before the subscription below
+                    // hears it and stops this run: such a state is not polled, and a result never lands in one.
+                    guard predicate?(state) ?? true else {
+                        do { try await clock.sleep(clock.now() + interval) } catch _ { return }
+                        continue
+                    }
+                    guard !Task.isCancelled else { return }
                     let result: Result<Output, Failure>
                     do throws(Failure) {
                         if let schedule {
@@ -346,18 +359,14 @@ private struct Period<State: ViewState>: EffectSource {
                     } catch {
                         result = .failure(error)
                     }
-                    if let reduce {
-                        guard writer.write(holding: freshness, { reduce(&$0, result) }) != .stopped else { return }
-                    } else if Task.isCancelled {
-                        return
-                    }
+                    if let reduce, writer.write(holding: freshness, { reduce(&$0, result) }) == .stopped { return }
+                    do { try await clock.sleep(clock.now() + interval) } catch _ { return }
                 }
-                do { try await clock.sleep(clock.now() + interval) } catch _ { return }
             }
         }
         activation.store(runner as any ActivationEffect)
         guard let predicate else {
-            runner.startLong(tick)
+            runner.startLong(tick(clock.now()))
             return
         }
         let isTicking = LastValue<Bool>()
@@ -368,7 +377,7 @@ private struct Period<State: ViewState>: EffectSource {
                 let holds = predicate(state)
                 guard isTicking.replace(with: holds) else { return }
                 let runner = unsafeDowncast(target, to: LongRuns<State>.self)
-                if holds { runner.startLong(tick) } else { runner.stop() }
+                if holds { runner.startLong(tick(clock.now())) } else { runner.stop() }
             })
     }
 }
