@@ -95,6 +95,14 @@ extension Behavior {
                     + "attached, in willAttach() or later, not in its initializer."
             )
         }
+        if let value = providedValue(of: key) { return value }
+        return DependencyResolution.$reader.withValue(self) { Key.defaultValue }
+    }
+
+    /// The value of `key` that a scope above provides or overrides, or `nil` if none does: no default is read.
+    ///
+    /// For a library's own keys whose default means "none", read where a default's cost would be paid for nothing.
+    package func providedValue<Key: DependencyKey>(of key: Key.Type) -> Key.Value? {
         let identity = ObjectIdentifier(key)
         // The walk remembers where the values are and copies one at the end: most scopes provide nothing, and
         // copying a value out of its `Any` box at each level cost more than the walk itself.
@@ -108,9 +116,9 @@ extension Behavior {
             }
             node = current.host
         }
-        if let scope = outermostOverride, let value = scope.overridden.storage[identity] { return value as! Key.Value }
-        if let scope = nearest, let value = scope.provided.storage[identity] { return value as! Key.Value }
-        return DependencyResolution.$reader.withValue(self) { Key.defaultValue }
+        if let scope = outermostOverride, let value = scope.overridden.storage[identity] { return value as? Key.Value }
+        if let scope = nearest, let value = scope.provided.storage[identity] { return value as? Key.Value }
+        return nil
     }
 
     /// The dependencies of this behavior, to hand to code that reads them but should not hold the behavior.

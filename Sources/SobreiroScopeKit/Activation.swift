@@ -1,5 +1,6 @@
 public import ScopeKit
 import Sobreiro
+import Synchronization
 
 /// The work of one activation of a bound view model, cancelled when that activation ends.
 ///
@@ -105,7 +106,10 @@ public final class Activation<Model: AnyObject & Sendable> {
 
     /// The tracker that the work declared at `origin` reports to, if the tree tracks its effects (under test).
     func tracker(for origin: EffectOrigin) -> (any EffectTracker)? {
-        if tracking == nil { tracking = .some(behavior?.dependency(EffectTrackingKey.self) ?? nil) }
+        if tracking == nil {
+            let isTested = EffectTrackingKey.mayBeProvided.load(ordering: .acquiring)
+            tracking = .some(isTested ? behavior?.providedValue(of: EffectTrackingKey.self) ?? nil : nil)
+        }
         return tracking??.tracker(for: model, origin: origin)
     }
 

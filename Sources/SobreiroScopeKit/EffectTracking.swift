@@ -1,4 +1,5 @@
 import ScopeKit
+package import Synchronization
 
 /// What the effect operations of one model report, so that a test can wait for them. Only a tree under test has one.
 package protocol EffectTracker: AnyObject, Sendable {
@@ -59,6 +60,10 @@ package protocol EffectTracking: AnyObject, Sendable {
 /// The tracking that the effects of a subtree report to: `nil`, none, unless a test provides one.
 package enum EffectTrackingKey: DependencyKey {
     package static let defaultValue: (any EffectTracking)? = nil
+
+    /// Whether a tracking exists in this process, which only a test makes: until then, an activation's first effect
+    /// finds that it has none with one load, not a walk up its tree.
+    package static let mayBeProvided = Atomic<Bool>(false)
 }
 
 /// Where an effect was declared and of which form, so that a test can name an effect that is still running.

@@ -1,5 +1,6 @@
 public import ScopeKit
 package import SobreiroScopeKit
+import Synchronization
 
 /// The effect tracking of trees under test: each effect reports to its model's ``EffectActivity``, naming itself.
 ///
@@ -9,7 +10,9 @@ package final class TestEffectTracking: EffectTracking {
     /// The one tracking that every tree under test provides.
     package static let shared = TestEffectTracking()
 
-    private init() {}
+    private init() {
+        EffectTrackingKey.mayBeProvided.store(true, ordering: .releasing)
+    }
 
     package func tracker(for model: AnyObject, origin: EffectOrigin) -> any EffectTracker {
         OriginTracker(activity: EffectActivity.forModel(model), origin: origin)
