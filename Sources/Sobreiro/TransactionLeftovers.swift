@@ -1,4 +1,5 @@
 public import SobreiroPrimitives
+import Synchronization
 
 /// What a transaction leaves to do once it unlocks, gathered under the model's lock while it runs.
 ///
@@ -70,6 +71,20 @@ extension ViewModel {
             taken.firstRenders[index].isClaimed = taken.firstRenders[index].subscriber.beginCall(on: thread)
         }
         return taken
+    }
+
+    /// Whether a transaction of this model runs on this thread, which then holds the model's lock.
+    package final var runsTransactionOnThisThread: Bool {
+        transactionOwner.load(ordering: .relaxed) == currentThread
+    }
+
+    /// Keeps `object` until the transaction running on this thread has unlocked, and lets go of it then, with the
+    /// entries it released: for a module built on the model whose objects run user code as they go. Call it only
+    /// where ``runsTransactionOnThisThread``.
+    package final func releaseAfterTransaction(_ object: AnyObject) {
+        lock.assertHeld()
+        leftovers.released.park(object)
+        hasLeftovers = true
     }
 
     /// Does what a transaction left to do, with no lock held.

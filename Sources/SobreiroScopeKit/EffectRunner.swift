@@ -256,7 +256,10 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
         /// current for `freshness`, such as ``EffectFreshness/holding(_:)`` a predicate.
         func write(holding freshness: EffectFreshness<State, Trigger>, _ apply: (inout State) -> Void) -> WriteOutcome
         where Trigger == Void {
-            guard let model = runner.model else { return .stopped }
+            // A stopped run calls none of the effect's code again, its predicate included.
+            guard let model = runner.model, runner.lock.withLock({ runner.runs.isWanted(run) }) else {
+                return .stopped
+            }
             // No stamp: a long run's freshness never asks for the state a run was given.
             let outcome = freshness.write(into: model, for: (), stamp: 0) {
                 runner.step { $0.claim(run, keeping: true) }
@@ -309,11 +312,25 @@ final class EffectRunner<State: ViewState, Trigger: Sendable, Output: Sendable, 
 
     private func stop(ending: Bool) {
         let (actions, waitsForCommit) = step { $0.stop(ending: ending) }
+        guard let model else { return perform(actions) }
         // A write that claimed its run before may still be in its transaction: wait until it has committed (unless
         // it runs on this thread, further up: its `reduce` stops the effect). Any other finds its run unwanted from
         // now on. No transaction of its own, which would commit a state whose `==` is not reflexive.
-        if waitsForCommit, let model { model.orderedWithTransactions {} }
-        perform(actions)
+        if waitsForCommit { model.orderedWithTransactions {} }
+        // Cancelling a task runs its cancellation handlers, user code. Inside a transaction of the model on this
+        // thread (an input cancelled from a `reduce`, a model detached in its own write), that waits until the
+        // transaction unlocks; the runner, and what it holds, lives until then too.
+        guard model.runsTransactionOnThisThread else { return perform(actions) }
+        model.releaseAfterTransaction(AfterUnlock { [self] in perform(actions) })
+    }
+
+    /// Work that the model's transaction keeps until it has unlocked: it runs as the transaction lets go of it.
+    private final class AfterUnlock {
+        let work: () -> Void
+
+        init(_ work: @escaping () -> Void) { self.work = work }
+
+        deinit { work() }
     }
 }
 
