@@ -118,13 +118,21 @@ package final class Locked<Value>: @unchecked Sendable {
 
 #if DEBUG
     /// Places in the package's locked code where a debug build lets a test run code, to force an interleaving that
-    /// no test could otherwise bring about on purpose. Set only while no other thread uses the package, and reset
-    /// after; release builds have none.
+    /// no test could otherwise bring about on purpose. Tests of other suites run meanwhile and pass the same places,
+    /// so each is read and set under a lock of its own; release builds have none.
     @usableFromInline
     package enum TestPoints {
+        private static let readTarget = Locked<((AnyObject) -> Void)?>(nil)
+
         /// Called under a model's lock, right after a subscription read its target through its weak reference.
         @usableFromInline
-        package nonisolated(unsafe) static var didReadTargetUnderLock: ((AnyObject) -> Void)?
+        package static var didReadTargetUnderLock: ((AnyObject) -> Void)? {
+            get { readTarget.withLock { $0 } }
+            set {
+                var replaced = newValue
+                readTarget.withLock { swap(&$0, &replaced) }
+            }
+        }
     }
 #endif
 
