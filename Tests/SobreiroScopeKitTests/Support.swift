@@ -4,6 +4,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroPrimitives
 import SobreiroScopeKit
+import SobreiroTesting
 import TestSupport
 import Testing
 
@@ -214,10 +215,12 @@ func firstState<S: ViewState>(
     } ?? nil
 }
 
-/// Hosts a behavior bound to `model` under `root`, so that the model is active, and returns the behavior.
+/// Hosts a behavior bound to `model` under `root`, so that the model is active, and returns the behavior. The root
+/// gives the tree the test kit's view of its effects, which the waits for them need; its clock stays the default.
 @MainActor
 @discardableResult
 func hostBound(_ model: some ScopedViewModel, under root: RootScope) -> Behavior {
+    root.provide(EffectTrackingKey.self, TestEffectTracking.shared)
     let behavior = Behavior()
     behavior.bind(model)
     root.host(behavior)

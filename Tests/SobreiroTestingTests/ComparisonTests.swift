@@ -5,7 +5,8 @@ import SobreiroTesting
 import Testing
 
 // Three small screens as an app would write them, each with the test an app would write for it: a counter, a
-// number fact loaded through an injected client, and a timer on the clock the tree provides.
+// number fact loaded through an injected client, and a timer on the clock the tree provides (the cookbook's
+// `TimerViewModel`).
 
 struct CounterState: ViewState {
     var count = 0
@@ -59,26 +60,6 @@ final class NumberFactModel: ViewModel<NumberFactState>, ScopedViewModel, @unche
     }
 }
 
-struct TimerState: ViewState {
-    var count = 0
-    var isTimerOn = false
-}
-
-final class TimerModel: ViewModel<TimerState>, ScopedViewModel, @unchecked Sendable {
-    init() {
-        super.init(initialState: TimerState())
-    }
-
-    func toggleTimer() { write { $0.isTimerOn.toggle() } }
-
-    func didBecomeActive(_ activation: Activation<TimerModel>) {
-        // A tick a second after the timer is turned on, then every second, while it stays on.
-        activation.effect(.every(.seconds(1), while: \.isTimerOn, startingNow: false)) { state, _ in
-            state.count += 1
-        }
-    }
-}
-
 @Suite("The counter, number-fact and timer examples")
 @MainActor
 struct ComparisonTests {
@@ -106,15 +87,15 @@ struct ComparisonTests {
 
     @Test("the timer ticks every second while it is on")
     func timer() async {
-        let timer = TestHost(TimerModel())
-        timer.model.toggleTimer()
+        let timer = TestHost(TimerViewModel())
+        timer.model.toggle()
         await timer.clock.advance(by: .seconds(2))
         timer.expect(
-            TimerState(isTimerOn: true),
-            TimerState(count: 1, isTimerOn: true),
-            TimerState(count: 2, isTimerOn: true)
+            TimerViewState(isTimerOn: true),
+            TimerViewState(count: 1, isTimerOn: true),
+            TimerViewState(count: 2, isTimerOn: true)
         )
-        timer.model.toggleTimer()
-        timer.expect(TimerState(count: 2))
+        timer.model.toggle()
+        timer.expect(TimerViewState(count: 2))
     }
 }

@@ -198,6 +198,7 @@ struct TimeTests {
         let clock = TestClock()
         let gate = Gate()
         let root = RootScope()
+        root.provide(.testing(clock: clock))
         let newcomer = try #require(newcomerAtTheAddressOfAStuckModel(clock: clock, gate: gate, root: root))
         let screen = Behavior()
         screen.bind(newcomer)

@@ -1,6 +1,7 @@
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
+import SobreiroTesting
 
 // The repository browser of the "Dependencies and navigation" article, compiled as written there.
 
@@ -161,6 +162,8 @@ final class BrowserScope: Scope {
 func startBrowser(client: any RepositoryClient) -> RootScope {
     let root = RootScope()
     root.provide(RepositoryClientKey.self, client)
+    // The test kit's view of the tree's effects, which the tests' waits for them need.
+    root.provide(EffectTrackingKey.self, TestEffectTracking.shared)
     root.host(BrowserScope())
     return root
 }

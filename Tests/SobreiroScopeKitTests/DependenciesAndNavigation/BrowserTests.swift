@@ -94,7 +94,7 @@ struct BrowserTests {
     func move() async {
         let clock = TestClock()
         let root = RootScope()
-        root.provide(ClockKey.self, clock)
+        root.provide(.testing(clock: clock))
         let office = Scope()
         office.provide(RepositoryClientKey.self, StubClient([oak]))
         let home = Scope()
