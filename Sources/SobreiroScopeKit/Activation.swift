@@ -108,7 +108,11 @@ public final class Activation<Model: AnyObject & Sendable> {
     func tracker(for origin: EffectOrigin) -> (any EffectTracker)? {
         if tracking == nil {
             let isTested = EffectTrackingKey.mayBeProvided.load(ordering: .acquiring)
-            tracking = .some(isTested ? behavior?.providedValue(of: EffectTrackingKey.self) ?? nil : nil)
+            let provided = isTested ? behavior?.providedValue(of: EffectTrackingKey.self) ?? nil : nil
+            // In a test process, a tree that tracks nothing is most likely a test's tree that forgot to: said when
+            // the test waits for these effects.
+            if isTested, provided == nil { UntrackedEffects.record(model) }
+            tracking = .some(provided)
         }
         return tracking??.tracker(for: model, origin: origin)
     }

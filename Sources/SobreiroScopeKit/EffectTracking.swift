@@ -1,4 +1,5 @@
 import ScopeKit
+import SobreiroPrimitives
 package import Synchronization
 
 /// What the effect operations of one model report, so that a test can wait for them. Only a tree under test has one.
@@ -64,6 +65,32 @@ package enum EffectTrackingKey: DependencyKey {
     /// Whether a tracking exists in this process, which only a test makes: until then, an activation's first effect
     /// finds that it has none with one load, not a walk up its tree.
     package static let mayBeProvided = Atomic<Bool>(false)
+}
+
+/// The models whose effects run in a tree that tracks none, in a process where a test has made a tracking: a test
+/// that waits for such a model's effects would see none and go on at once, so the test kit asks here first and says
+/// what is missing. Apps record nothing: they make no tracking.
+package enum UntrackedEffects {
+    private final class Entry {
+        weak let model: AnyObject?
+
+        init(_ model: AnyObject) { self.model = model }
+    }
+
+    /// By identity; an entry whose model is gone matches no later model at its address.
+    private static let models = Locked<[ObjectIdentifier: Entry]>([:])
+
+    /// Records that `model` runs effects that report to no tracking.
+    static func record(_ model: AnyObject) {
+        let replaced = models.withLock { $0.updateValue(Entry(model), forKey: ObjectIdentifier(model)) }
+        withExtendedLifetime(replaced) {}  // let go of after unlocking
+    }
+
+    /// Whether `model` runs effects that report to no tracking. The caller holds `model`: loading an entry's weak
+    /// reference under the lock makes no last reference to another object.
+    package static func contains(_ model: AnyObject) -> Bool {
+        models.withLock { $0[ObjectIdentifier(model)]?.model === model }
+    }
 }
 
 /// Where an effect was declared and of which form, so that a test can name an effect that is still running.

@@ -17,8 +17,8 @@ import SobreiroScopeKit
 /// ```
 ///
 /// It sees the effects of a model hosted by a ``TestHost``, or bound in a tree whose root provides
-/// `.testing(clock:)` (``ScopeKit/DependencyValues/testing(clock:)``); a model in any other tree has no effects to
-/// wait for.
+/// `.testing(clock:)` (``ScopeKit/DependencyValues/testing(clock:)``). For a model whose effects run in any other
+/// tree, it fails at once, saying how to provide them.
 ///
 /// - Parameters:
 ///   - model: A view model bound to a behavior, whose activation runs effects.
@@ -37,8 +37,11 @@ public func settleEffects(
 ) async {
     let location = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     guard let activity = EffectActivity.of(model) else {
-        // A scoped model with no effect running, or in a tree that does not provide the testing values, has none to
-        // wait for; anything else was passed by mistake.
+        if UntrackedEffects.contains(model) {
+            reportFailure(untrackedEffects(of: model), at: location)
+            return
+        }
+        // A scoped model with no effect running has none to wait for; anything else was passed by mistake.
         guard !(model is any ScopedViewModel) else { return }
         reportFailure(
             "\(type(of: model)) has no effects to wait for: it is not a ScopedViewModel. Pass the view model whose "
@@ -182,7 +185,9 @@ public func expectEffectsFinished(
 ///
 /// It waits for nothing, so it holds up no thread, the main one included.
 func unfinishedEffects(of model: some AnyObject & Sendable) -> String? {
-    guard let activity = EffectActivity.of(model) else { return nil }
+    guard let activity = EffectActivity.of(model) else {
+        return UntrackedEffects.contains(model) ? untrackedEffects(of: model) : nil
+    }
     let operations = activity.unfinishedOperations
     let count = operations.reduce(0) { $0 + $1.count }
     guard count > 0 else { return nil }
@@ -231,4 +236,11 @@ extension Duration {
         let (seconds, attoseconds) = components
         return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
+}
+
+/// Why the effects of `model`, which runs them in a tree that does not provide the testing values, cannot be seen.
+func untrackedEffects(of model: some AnyObject) -> String {
+    "\(type(of: model)) runs effects in a tree that does not provide the testing values, so the test cannot see them: "
+        + "host the model with TestHost, or provide them at the root of its tree with "
+        + "root.provide(.testing(clock: clock)) before it becomes active."
 }

@@ -105,6 +105,25 @@ struct TimeTests {
         }
     }
 
+    @Test("settling a model whose tree does not provide the testing values fails, saying how to provide them")
+    func settleUntrackedTree() async {
+        let clock = TestClock()
+        let model = PollModel(clock: clock)
+        let root = RootScope()  // no .testing(clock:): the model's effects report to no one
+        let screen = Behavior()
+        screen.bind(model)
+        root.host(screen)
+        model.write { $0.query = "oak" }
+        await withKnownIssue {
+            await settleEffects(of: model)
+            expectEffectsFinished(of: model)
+        } matching: { issue in
+            text(of: issue).hasPrefix("PollModel runs effects in a tree that does not provide the testing values")
+                && text(of: issue).contains("root.provide(.testing(clock: clock))")
+        }
+        screen.detach()
+    }
+
     @Test("advance returns only once the effect it woke has written back, every time")
     func advanceWaitsForTheWriteBack() async {
         let clock = TestClock()
