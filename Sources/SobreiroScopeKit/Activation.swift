@@ -107,7 +107,7 @@ public final class Activation<Model: AnyObject & Sendable> {
     /// The tracker that the work declared at `origin` reports to, if the tree tracks its effects (under test).
     func tracker(for origin: EffectOrigin) -> (any EffectTracker)? {
         if tracking == nil {
-            let isTested = EffectTrackingKey.mayBeProvided.load(ordering: .acquiring)
+            let isTested = EffectTrackingKey.isUnderTest.load(ordering: .acquiring)
             let provided = isTested ? behavior?.providedValue(of: EffectTrackingKey.self) ?? nil : nil
             // In a test process, a tree that tracks nothing is most likely a test's tree that forgot to: said when
             // the test waits for these effects.

@@ -62,12 +62,13 @@ package protocol EffectTracking: AnyObject, Sendable {
 package enum EffectTrackingKey: DependencyKey {
     package static let defaultValue: (any EffectTracking)? = nil
 
-    /// Whether a tracking exists in this process, which only a test makes: until then, an activation's first effect
-    /// finds that it has none with one load, not a walk up its tree.
-    package static let mayBeProvided = Atomic<Bool>(false)
+    /// Whether this process runs tests: `SobreiroTesting` says so as its hosts, clocks and recorders are made, before
+    /// any tree of a test provides a tracking. Until then, as in apps, an activation's first effect finds that it has
+    /// none with one load, not a walk up its tree.
+    package static let isUnderTest = Atomic<Bool>(false)
 }
 
-/// The models whose effects run in a tree that tracks none, in a process where a test has made a tracking: a test
+/// The models whose effects run in a tree that tracks none, in a process that runs tests: a test
 /// that waits for such a model's effects would see none and go on at once, so the test kit asks here first and says
 /// what is missing. Apps record nothing: they make no tracking.
 package enum UntrackedEffects {

@@ -157,6 +157,7 @@ package final class EffectActivity: Sendable {
 
     /// Makes effect tasks started from now on run their jobs on their activity, which counts them.
     static func countJobs() {
+        noteTestProcess()
         countsJobs.store(true, ordering: .relaxed)
     }
 

@@ -48,6 +48,7 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
 
     /// Creates a recorder that reports a state never looked at to `createdAt`.
     init(createdAt: CallerLocation) {
+        noteTestProcess()
         log = ExhaustiveLog(createdAt: createdAt)
     }
 

@@ -11,7 +11,7 @@ package final class TestEffectTracking: EffectTracking {
     package static let shared = TestEffectTracking()
 
     private init() {
-        EffectTrackingKey.mayBeProvided.store(true, ordering: .releasing)
+        noteTestProcess()
     }
 
     package func tracker(for model: AnyObject, origin: EffectOrigin) -> any EffectTracker {
@@ -69,4 +69,10 @@ private final class OriginTracker: EffectTracker {
         }
         return operation
     }
+}
+
+/// Says that this process runs tests, so that a tree that forgets the testing values is found out: see
+/// `EffectTrackingKey.isUnderTest`. Every host, clock and recorder of this module calls it as it is made.
+func noteTestProcess() {
+    EffectTrackingKey.isUnderTest.store(true, ordering: .releasing)
 }
