@@ -184,6 +184,8 @@ struct EffectTriggerEdgeTests {
         #expect(ticks.all == ["tick"])
         let started = box.activation?.effect(.onChange(of: \.query), timing: .debounced(for: .seconds(1))) { _ in }
         #expect(started == false)
+        // The box keeps the activation, which keeps the model, whose closure keeps the box: the test's own cycle.
+        box.activation = nil
     }
 
     // MARK: Elements given to run + reduce
