@@ -285,8 +285,8 @@ struct EffectTriggerEdgeTests {
         arguments: [false, true])
     func elementsIgnoringCancellationLeak(driven: Bool) async {
         weak var weakModel: FeedModel?
+        let stuck = StuckSequence()
         do {
-            let stuck = StuckSequence()
             let model = FeedModel { _, activation in
                 if driven {
                     activation.effect(.elements(of: stuck)) { value in
@@ -307,6 +307,8 @@ struct EffectTriggerEdgeTests {
             root = nil
         }
         #expect(weakModel == nil, "driven: \(driven)")
+        // Lets the iteration return, so that its task and what it holds go before the process ends.
+        stuck.never.open(true)
     }
 }
 
