@@ -1,3 +1,8 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#endif
 import Dispatch
 import SobreiroScopeKit
 
@@ -57,10 +62,21 @@ public func settleEffects(
     )
 }
 
-/// How long a wait of this module lasts at most unless told otherwise: a safety net, far longer than any wait of a
-/// correct test takes, even on a machine whose every core is busy.
-/// The defaults of the `timeout` parameters say the same.
-let safetyNet: Duration = .seconds(30)
+/// How long a wait of this module that takes no `timeout`, such as an advance of a ``TestClock``, lasts at most: a
+/// safety net, far longer than any wait of a correct test takes, even on a machine whose every core is busy. That is
+/// 30 seconds, as the defaults of the `timeout` parameters say, and six times as long in a process that
+/// ThreadSanitizer or AddressSanitizer instruments, where code runs several times slower and a suite's threads may
+/// wait minutes for a core.
+package let safetyNet: Duration = isInstrumentedBySanitizer ? .seconds(180) : .seconds(30)
+
+/// Whether ThreadSanitizer or AddressSanitizer instruments this process: their runtimes define these symbols.
+private let isInstrumentedBySanitizer: Bool = ["__tsan_init", "__asan_init"].contains { (symbol: String) in
+    #if canImport(Darwin)
+        dlsym(UnsafeMutableRawPointer(bitPattern: -2), symbol) != nil  // RTLD_DEFAULT
+    #else
+        dlsym(nil, symbol) != nil
+    #endif
+}
 
 /// Why `activity` has not settled, for a failure message.
 func unsettled(_ activity: EffectActivity) -> String {

@@ -271,8 +271,8 @@ public final class TestClock: Clock, Sendable {
     /// A task that is not an effect is known to the clock only once it sleeps on it. Before advancing past a task
     /// the test has just started, await ``waitForSleepers(_:timeout:fileID:filePath:line:column:)``.
     ///
-    /// Every wait is bounded by a safety net of 30 seconds, far more than a correct test needs even on a busy
-    /// machine: if an effect's operation does not settle by then, because it waits for something other than a
+    /// Every wait is bounded by a safety net of 30 seconds (3 minutes under ThreadSanitizer or AddressSanitizer), far
+    /// more than a correct test needs even on a busy machine: if an effect's operation does not settle by then, because it waits for something other than a
     /// test clock or a sequence it consumes, the test fails at the caller's line, naming what it waits for.
     ///
     /// - Parameters:

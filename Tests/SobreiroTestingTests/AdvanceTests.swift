@@ -62,6 +62,12 @@ private let tenSeconds = (1...10).map { Duration.seconds($0) }
 @Suite("Advancing a test clock")
 @MainActor
 struct AdvanceTests {
+    @Test("an advance's safety net is 30 seconds, and 3 minutes in a process a sanitizer instruments, which runs slower")
+    func safetyNetUnderSanitizers() {
+        let instrumented = isThreadSanitizerActive || isAddressSanitizerActive
+        #expect(safetyNet == (instrumented ? .seconds(180) : .seconds(30)))
+    }
+
     @Test("a plain task off any actor that sleeps a second ten times wakes ten times in ten seconds, every round")
     func plainTaskLoop() async {
         var short = 0

@@ -77,8 +77,8 @@ struct ResubscribeDuringCallTests {
         }
         try? await Task.sleep(for: .milliseconds(300))  // the subscriber waits for the old render, holding m2's lock
         gate.release()
-        let finished = await signalled(writer, within: 10)
-        let subscribed = await signalled(subscriber, within: 10)
+        let finished = await signalled(writer)
+        let subscribed = await signalled(subscriber)
         await expectSignalled(remover)
         #expect(finished && subscribed)
         #expect(view.overlappingRenders == 0)
@@ -126,7 +126,7 @@ struct ResubscribeDuringCallTests {
         try? await Task.sleep(for: .milliseconds(300))  // v1's old render now waits for v2's old render
         g2.release()
         var all = true
-        for done in [w1, w2, r1, r2] { all = await signalled(done, within: 10) && all }
+        for done in [w1, w2, r1, r2] { all = await signalled(done) && all }
         #expect(all, "deadlock")
         #expect(v1.overlappingRenders == 0 && v2.overlappingRenders == 0)
         box1.withLock { $0 = nil }
@@ -160,8 +160,8 @@ struct ResubscribeDuringCallTests {
         let writerReturnedWhileHeld = await signalled(w, within: 3)
         gate.release()
         var all = true
-        for done in [d, r] { all = await signalled(done, within: 10) && all }
-        if !writerReturnedWhileHeld { all = await signalled(w, within: 10) && all }
+        for done in [d, r] { all = await signalled(done) && all }
+        if !writerReturnedWhileHeld { all = await signalled(w) && all }
         #expect(all)
         #expect(v.overlappingRenders == 0)
         vBox.withLock { $0 = nil }
@@ -199,8 +199,8 @@ struct ResubscribeDuringCallTests {
         let remover = onAnotherThread { m2.write { follower.unsubscribe(from: m1) } }
         try? await Task.sleep(for: .milliseconds(300))  // the remover waits for the handler, holding m2's lock
         gate.release()
-        let all1 = await signalled(writer, within: 10)
-        let all2 = await signalled(remover, within: 10)
+        let all1 = await signalled(writer)
+        let all2 = await signalled(remover)
         try? await Task.sleep(for: .milliseconds(200))
         let aliveAfterCallEnded = weakCanary.isAlive
         let other = ProbeView<Counter>()
@@ -273,7 +273,7 @@ struct ResubscribeDuringCallTests {
             try? await Task.sleep(for: .milliseconds(200))
             gate.release()
             var all = true
-            for done in [first, remover, subscriber] { all = await signalled(done, within: 10) && all }
+            for done in [first, remover, subscriber] { all = await signalled(done) && all }
             let subscribed = model.subscriberCount
             let history = view.history
             // If the view is still subscribed it must be current (D4); D3: no overlap, no older after newer.
@@ -391,7 +391,7 @@ extension ResubscribeDuringCallTests {
         try? await Task.sleep(for: .milliseconds(300))
         gate.release()
         var all = true
-        for done in [writer, remover, subscriber] { all = await signalled(done, within: 10) && all }
+        for done in [writer, remover, subscriber] { all = await signalled(done) && all }
         let shown = completed.withLock { $0 }
         #expect(all)
         #expect(view.overlappingRenders == 0)
@@ -438,8 +438,8 @@ extension ResubscribeDuringCallTests {
         let remover = onAnotherThread { m2.write { follower.unsubscribe(from: m1) } }
         try? await Task.sleep(for: .milliseconds(300))
         gate.release()
-        let a = await signalled(writer, within: 10)
-        let b = await signalled(remover, within: 10)
+        let a = await signalled(writer)
+        let b = await signalled(remover)
         try? await Task.sleep(for: .milliseconds(200))
         let other = ProbeView<Counter>()
         let sweeper = onAnotherThread {
@@ -451,7 +451,7 @@ extension ResubscribeDuringCallTests {
                 m1.subscribe(view: other)
             }
         }
-        let swept = await signalled(sweeper, within: 10)
+        let swept = await signalled(sweeper)
         #expect(a && b && swept, "deadlock")
         let ran = deinitRan.load(ordering: .relaxed)
         #expect(ran)
@@ -488,7 +488,7 @@ extension ResubscribeDuringCallTests {
         try? await Task.sleep(for: .milliseconds(200))
         gate.release()
         var all = true
-        for done in [writer, remover, subscriber] { all = await signalled(done, within: 10) && all }
+        for done in [writer, remover, subscriber] { all = await signalled(done) && all }
         #expect(all, "deadlock")
         #expect(view.overlappingRenders == 0)
         newToken.withLock { $0 = nil }
@@ -545,7 +545,7 @@ struct HandOverTests {
         try? await Task.sleep(for: .milliseconds(300))
         gate.release()
         await gate2.waitUntilPaused()
-        let subscribed = await signalled(subscriber, within: 10)
+        let subscribed = await signalled(subscriber)
         let waiting = onAnotherThread {
             switch waiter {
             case .cancel: tokenBox.withLock { $0 }?.cancel()
@@ -562,10 +562,10 @@ struct HandOverTests {
         gate2.release()
         try? await Task.sleep(for: .milliseconds(300))
         if holdLock { lockGate.release() }
-        let w = await signalled(writer, within: 10)
+        let w = await signalled(writer)
         var l = true
-        if let locker { l = await signalled(locker, within: 10) }
-        let returned = returnedEarly ? true : await signalled(waiting, within: 5)
+        if let locker { l = await signalled(locker) }
+        let returned = returnedEarly ? true : await signalled(waiting)
         #expect(subscribed && w && l)
         #expect(returned, "the \(waiter) waiting for the handed-over subscription never returned")
         if waiter == .subscribeAgain { #expect(view.history.last == m1.state) }
@@ -604,7 +604,7 @@ struct HandOverTests {
         try? await Task.sleep(for: .milliseconds(300))
         gate.release()
         await gate2.waitUntilPaused()
-        let subscribed = await signalled(subscriber, within: 10)
+        let subscribed = await signalled(subscriber)
         let unsub = onAnotherThread { follower.unsubscribe(from: m1) }
         let unsubEarly = await signalled(unsub, within: 0.5)
         let lockGate = RenderGate()
@@ -613,9 +613,9 @@ struct HandOverTests {
         gate2.release()
         try? await Task.sleep(for: .milliseconds(300))
         lockGate.release()
-        let w = await signalled(writer, within: 10)
-        let l = await signalled(locker, within: 10)
-        let u = unsubEarly ? true : await signalled(unsub, within: 5)
+        let w = await signalled(writer)
+        let l = await signalled(locker)
+        let u = unsubEarly ? true : await signalled(unsub)
         #expect(subscribed && w && l)
         #expect(u, "unsubscribe(from:) of the handed-over handler never returned")
         #expect(!weakCanary.isAlive, "the handed-over handler's captures outlived its end and its last call")
@@ -660,8 +660,8 @@ struct HandOverTests {
                 }
             }
         }
-        var finished = await signalled(writer, within: 60)
-        for c in churners { finished = await signalled(c, within: 60) && finished }
+        var finished = await signalled(writer)
+        for c in churners { finished = await signalled(c) && finished }
         #expect(finished, "hang")
         guard finished else { return }
         for v in views { m1.subscribe(view: v) }
