@@ -1,10 +1,11 @@
+import Dispatch
+import SobreiroScopeKit
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
     import Glibc
 #endif
-import Dispatch
-import SobreiroScopeKit
 
 /// Waits until every effect operation of `model` has finished or is asleep on a ``TestClock``.
 ///

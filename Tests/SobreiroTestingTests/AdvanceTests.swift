@@ -62,7 +62,7 @@ private let tenSeconds = (1...10).map { Duration.seconds($0) }
 @Suite("Advancing a test clock")
 @MainActor
 struct AdvanceTests {
-    @Test("an advance's safety net is 30 seconds, and 3 minutes in a process a sanitizer instruments, which runs slower")
+    @Test("an advance's safety net is 30 seconds, and 3 minutes in a process that a sanitizer slows down")
     func safetyNetUnderSanitizers() {
         let instrumented = isThreadSanitizerActive || isAddressSanitizerActive
         #expect(safetyNet == (instrumented ? .seconds(180) : .seconds(30)))
