@@ -29,6 +29,9 @@ open class Behavior {
     @exclusivity(unchecked)
     public internal(set) weak var host: Scope?
 
+    /// The type of the model bound to this behavior, if any, by which paths in messages name it.
+    package var boundModelName: String?
+
     /// The lifecycle state of this behavior.
     @exclusivity(unchecked)
     public internal(set) var state: ActivityState

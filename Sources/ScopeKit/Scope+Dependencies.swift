@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Scope {
     /// Provides `value` for `key` to this scope and everything under it.
     ///
@@ -96,7 +98,11 @@ extension Behavior {
             )
         }
         if let value = providedValue(of: key) { return value }
-        return DependencyResolution.$reader.withValue(self) { Key.defaultValue }
+        return DependencyResolution.$reader.withValue(self) {
+            let isTestTree =
+                DependencyTesting.isUnderTest.load(ordering: .acquiring) && providedValue(of: TestTreeKey.self) == true
+            return isTestTree ? Key.testValue : Key.defaultValue
+        }
     }
 
     /// The value of `key` that a scope above provides or overrides, or `nil` if none does: no default is read.
@@ -119,42 +125,5 @@ extension Behavior {
         if let scope = outermostOverride, let value = scope.overridden.storage[identity] { return value as? Key.Value }
         if let scope = nearest, let value = scope.provided.storage[identity] { return value as? Key.Value }
         return nil
-    }
-
-    /// The dependencies of this behavior, to hand to code that reads them but should not hold the behavior.
-    public var dependencies: Dependencies {
-        Dependencies(reader: self)
-    }
-}
-
-/// Reads dependencies where one behavior stands in its tree; see ``Behavior/dependency(_:)``.
-///
-/// ```swift
-/// func didLoad(_ dependencies: Dependencies) {
-///     api = dependencies[APIClientKey.self]
-/// }
-/// ```
-///
-/// It holds its behavior weakly, so that a model that keeps it makes no cycle with the behavior it is bound to;
-/// reading through it once that behavior is gone traps.
-@MainActor
-public struct Dependencies {
-    private weak var reader: Behavior?
-
-    init(reader: Behavior) {
-        self.reader = reader
-    }
-
-    /// The value of `key` where the behavior stands; see ``Behavior/dependency(_:)``.
-    ///
-    /// - Parameter key: The key of the value.
-    public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
-        guard let reader else {
-            fatalError(
-                "Read \(Key.self) after the behavior it stands for was released: read dependencies while the "
-                    + "behavior is in a tree, and keep the values rather than this reader."
-            )
-        }
-        return reader.dependency(key)
     }
 }

@@ -41,7 +41,7 @@ public final class Activation<Model: AnyObject & Sendable> {
     /// Finishes what other threads tied to this activation: its state sequences.
     package nonisolated let ending = EndSignal()
 
-    /// The behavior the model is bound to, where it reads its dependencies; weak, as the behavior outlives the
+    /// The behavior the model is bound to, where its effects read the tree's values; weak, as the behavior outlives the
     /// activations it runs.
     private weak var behavior: Behavior?
 
@@ -54,32 +54,12 @@ public final class Activation<Model: AnyObject & Sendable> {
         self.behavior = behavior
     }
 
-    /// The value of `key` where the model's behavior stands in its tree; see `Behavior.dependency(_:)`.
-    ///
-    /// A bound model reads its services, clocks and configuration here, rather than taking them through its
-    /// initializer; a model that is not bound has no activation, and so no way to read them.
-    ///
-    /// ```swift
-    /// func didBecomeActive(_ activation: Activation<ListViewModel>) {
-    ///     let api = activation.dependency(APIClientKey.self)
-    ///     activation.effect(.when(\.isLoading)) { _ in try await api.items() } reduce: { state, result in
-    ///         state.items = (try? result.get()) ?? []
-    ///         state.isLoading = false
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// Each read resolves again: after the behavior moves under another scope, the next activation reads that
-    /// scope's values. Reading once the behavior has been released traps.
-    ///
-    /// - Parameter key: The key of the value.
-    /// - Returns: The value that applies to the model's behavior.
-    public func dependency<Key: DependencyKey>(_ key: Key.Type) -> Key.Value {
+    /// The value of `key` where the model's behavior stands, for the library's own reads, such as an effect's clock.
+    func dependency<Key: DependencyKey>(_ key: Key.Type) -> Key.Value {
         guard let behavior else {
             fatalError(
-                "\(type(of: model)) read \(Key.self) after its behavior was released: read dependencies in "
-                    + "didLoad(_:) or didBecomeActive(_:), and keep what later work needs."
-            )
+                "\(type(of: model)) started an effect after its behavior was released: start effects in "
+                    + "didBecomeActive(_:)")
         }
         return behavior.dependency(key)
     }

@@ -61,6 +61,7 @@ extension Behavior {
             return .refused(.alreadyBoundToAnotherBehavior)
         }
         BindingRegistry.record(self, for: identity)
+        boundModelName = String(describing: Model.self)
         addActivationObserver(ModelBinding(model: model, behavior: self))
         return .bound
     }
@@ -122,7 +123,7 @@ final class ModelBinding<Model: ScopedViewModel>: ActivationObserver {
         if !hasLoaded {
             hasLoaded = true
             Trace.record(.hook("didLoad"), about: model)
-            model.didLoad(behavior.dependencies)
+            model.didLoad()
         }
         Trace.record(.hook("didBecomeActive"), about: model)
         model.didBecomeActive(activation)

@@ -20,8 +20,9 @@ package final class TestEffectTracking: EffectTracking {
 }
 
 extension DependencyValues {
-    /// The values that a tree under test needs: `clock` under `ClockKey`, for the effects' timings and periods,
-    /// and the test kit's view of the effects, which ``settleEffects(of:timeout:fileID:filePath:line:column:)``,
+    /// The values that a tree under test needs: `clock` under `ClockKey`, for the effects' timings and periods;
+    /// the mark that makes reads of keys that no scope provides take their `testValue`; and the test kit's view of
+    /// the effects, which ``settleEffects(of:timeout:fileID:filePath:line:column:)``,
     /// ``expectEffectsFinished(of:fileID:filePath:line:column:)`` and ``TestClock`` need to see them.
     ///
     /// ``TestHost`` provides them by itself. A test that builds its tree by hand provides them at its root:
@@ -34,7 +35,9 @@ extension DependencyValues {
     /// - Parameter clock: The clock that the tree's effects wait on.
     /// - Returns: The values, to provide or override at the root of the tree.
     public static func testing(clock: TestClock) -> DependencyValues {
-        DependencyValues().with(ClockKey.self, clock).with(EffectTrackingKey.self, TestEffectTracking.shared)
+        noteTestProcess()
+        return DependencyValues().with(ClockKey.self, clock).with(EffectTrackingKey.self, TestEffectTracking.shared)
+            .with(TestTreeKey.self, true)
     }
 }
 
@@ -74,5 +77,9 @@ private final class OriginTracker: EffectTracker {
 /// Says that this process runs tests, so that a tree that forgets the testing values is found out: see
 /// `EffectTrackingKey.isUnderTest`. Every host, clock and recorder of this module calls it as it is made.
 func noteTestProcess() {
+    guard !EffectTrackingKey.isUnderTest.load(ordering: .acquiring) else { return }
     EffectTrackingKey.isUnderTest.store(true, ordering: .releasing)
+    DependencyTesting.install { message, site in
+        reportFailure(message, at: site)
+    }
 }

@@ -1,3 +1,4 @@
+import ScopeKit
 import Testing
 
 #if canImport(XCTest)
@@ -41,4 +42,24 @@ func reportFailure(_ message: String, at location: CallerLocation) {
     #else
         Issue.record(Comment(rawValue: message), sourceLocation: location.sourceLocation)
     #endif
+}
+
+/// Records a failure that a dependency reports: at `site`, where the test's code used the dependency, if there is
+/// one, or else at the current test.
+func reportFailure(_ message: String, at site: SourceSite?) {
+    let test = Test.current
+    #if canImport(XCTest)
+        if test == nil {
+            XCTFail(site.map { "\($0.fileID):\($0.line): \(message)" } ?? message)
+            return
+        }
+    #endif
+    let location =
+        site.map { SourceLocation(fileID: $0.fileID, filePath: $0.filePath, line: $0.line, column: $0.column) }
+        ?? test?.sourceLocation
+    if let location {
+        Issue.record(Comment(rawValue: message), sourceLocation: location)
+    } else {
+        Issue.record(Comment(rawValue: message))
+    }
 }

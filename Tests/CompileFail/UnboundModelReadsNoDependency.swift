@@ -1,5 +1,6 @@
-// Proves: a view model reads dependencies only through what its binding hands it (the activation, or the
-// dependencies given to didLoad); on its own, outside a tree, it has no way to read them.
+// Proves: a view model reads dependencies only as a ScopedViewModel, which a binding places in a tree, and only on
+// the main actor, where the tree lives: a plain model has no way to read them, and code off the main actor awaits
+// the read.
 import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
@@ -20,8 +21,17 @@ final class ClientModel: ViewModel<ClientState>, @unchecked Sendable {
     }
 }
 
-@MainActor
-func readOutsideATree() {
-    // expected-error@+1 {{'Dependencies' initializer is inaccessible due to 'internal' protection level}}
-    _ = Dependencies(reader: Behavior())
+final class ScopedClientModel: ViewModel<ClientState>, ScopedViewModel, @unchecked Sendable {
+    init() {
+        super.init(initialState: ClientState())
+    }
+
+    nonisolated func readOffTheMainActor() {
+        // expected-error@+1 {{call to main actor-isolated instance method 'dependency' in a synchronous nonisolated context}}
+        _ = dependency(NameKey.self)
+    }
+
+    nonisolated func awaitTheRead() async {
+        _ = await dependency(NameKey.self)
+    }
 }

@@ -20,7 +20,7 @@ private final class Reader: Behavior {
     }
 
     override func willActivate(cancellables: inout Set<AnyCancellable>) {
-        readAtActivation.append(dependencies[GreetingKey.self])
+        readAtActivation.append(dependency(GreetingKey.self))
     }
 }
 
@@ -140,19 +140,5 @@ private final class TokenReader: Behavior {
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("read dependencies once the behavior is attached"))
-    }
-}
-
-@Suite @MainActor struct DependencyReaderTests {
-    @Test func aReaderKeptAfterwardsDoesNotKeepItsBehaviorAlive() {
-        let root = RootScope()
-        var reader: Reader? = Reader()
-        weak let released = reader
-        root.host(reader!)
-        let dependencies = reader!.dependencies
-        #expect(dependencies[GreetingKey.self] == "default")
-        reader!.detach()
-        reader = nil
-        #expect(released == nil)
     }
 }

@@ -30,13 +30,13 @@ private final class GreetingModel: ViewModel<Greeting>, ScopedViewModel, @unchec
         super.init(initialState: Greeting())
     }
 
-    func didLoad(_ dependencies: Dependencies) {
-        let greeting = dependencies[GreeterKey.self].greeting
+    func didLoad() {
+        let greeting = dependency(GreeterKey.self).greeting
         write { $0.loaded = greeting }
     }
 
     func didBecomeActive(_ activation: Activation<GreetingModel>) {
-        let greeting = activation.dependency(GreeterKey.self).greeting
+        let greeting = dependency(GreeterKey.self).greeting
         write { $0.active.append(greeting) }
     }
 }
@@ -48,7 +48,7 @@ private final class RegionModel: ViewModel<Greeting>, ScopedViewModel, @unchecke
     }
 
     func didBecomeActive(_ activation: Activation<RegionModel>) {
-        let region = activation.dependency(RegionKey.self)
+        let region = dependency(RegionKey.self)
         write { $0.loaded = region }
     }
 }

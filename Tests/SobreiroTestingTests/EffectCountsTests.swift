@@ -239,7 +239,7 @@ private final class SleeperModel: ViewModel<SleeperModel.Phase>, ScopedViewModel
     init() { super.init(initialState: Phase()) }
 
     func didBecomeActive(_ activation: Activation<SleeperModel>) {
-        let clock = activation.dependency(ClockKey.self)
+        let clock = dependency(ClockKey.self)
         activation.effect(.when { !$0.isAwake }) { _ in try? await clock.sleep(for: .seconds(3600)) }
     }
 }

@@ -89,7 +89,7 @@ final class LeaderboardViewModel: ViewModel<LeaderboardState>, @unchecked Sendab
 
 extension LeaderboardViewModel: ScopedViewModel {
     func didBecomeActive(_ activation: Activation<LeaderboardViewModel>) {
-        let client = activation.dependency(LeagueClientKey.self)
+        let client = dependency(LeagueClientKey.self)
         activation.effect(.when { $0.phase == .loading }) { _ in
             try await client.standings()
         } reduce: { state, result in

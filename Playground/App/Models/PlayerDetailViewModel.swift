@@ -28,7 +28,7 @@ final class PlayerDetailViewModel: ViewModel<PlayerDetailState>, @unchecked Send
 
 extension PlayerDetailViewModel: ScopedViewModel {
     func didBecomeActive(_ activation: Activation<PlayerDetailViewModel>) {
-        let client = activation.dependency(LeagueClientKey.self)
+        let client = dependency(LeagueClientKey.self)
         activation.effect(.every(Self.pollInterval)) { state in
             try await client.record(of: state.player)
         } reduce: { state, result in

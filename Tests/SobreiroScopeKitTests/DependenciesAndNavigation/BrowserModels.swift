@@ -40,7 +40,7 @@ final class RepositoryListViewModel: ViewModel<RepositoryListState>, ScopedViewM
     }
 
     func didBecomeActive(_ activation: Activation<RepositoryListViewModel>) {
-        let client = activation.dependency(RepositoryClientKey.self)
+        let client = dependency(RepositoryClientKey.self)
         activation.effect(.every(.seconds(300))) { _ in
             try await client.repositories()
         } reduce: { state, result in
@@ -68,13 +68,13 @@ final class RepositoryDetailViewModel: ViewModel<RepositoryDetailState>, ScopedV
         super.init(initialState: RepositoryDetailState(repository: repository))
     }
 
-    func didLoad(_ dependencies: Dependencies) {
-        let server = dependencies[ServerKey.self]
+    func didLoad() {
+        let server = dependency(ServerKey.self)
         write { $0.link = "\(server)/repositories/\($0.repository)" }
     }
 
     func didBecomeActive(_ activation: Activation<RepositoryDetailViewModel>) {
-        let client = activation.dependency(RepositoryClientKey.self)
+        let client = dependency(RepositoryClientKey.self)
         activation.effect(.when { $0.readme == nil }) { state in
             try await client.readme(of: state.repository)
         } reduce: { state, result in
