@@ -102,11 +102,15 @@ final class ExhaustiveLog<Entry: Sendable>: Sendable {
         return !timedOut.withLock { $0 }
     }
 
-    /// Fails the test at ``createdAt`` with the message `describe` makes of the entries never looked at, if the
-    /// test looked step by step and left some; call it as the recorder is released.
-    func reportUnasserted(_ describe: ([Entry]) -> String) {
-        let unseen = contents.withLock { $0.isStepping ? $0.unseen : [] }
+    /// Fails the test at ``createdAt`` with the message `describe` makes of the last entry looked at, if any, and of
+    /// the entries never looked at, if the test looked step by step and left some; call it as the recorder is
+    /// released.
+    func reportUnasserted(_ describe: (_ lastSeen: Entry?, _ unseen: [Entry]) -> String) {
+        let (lastSeen, unseen) = contents.withLock { contents -> (Entry?, [Entry]) in
+            guard contents.isStepping else { return (nil, []) }
+            return (contents.seen > 0 ? contents.entries[contents.seen - 1] : nil, contents.unseen)
+        }
         guard !unseen.isEmpty else { return }
-        reportFailure(describe(unseen), at: createdAt)
+        reportFailure(describe(lastSeen, unseen), at: createdAt)
     }
 }

@@ -117,6 +117,6 @@ public final class LifecycleRecorder {
     // Not isolated: an isolated deinit runs without the task-local values of the code that released the
     // recorder, and so without the test to report to. This one runs where the test lets the recorder go.
     deinit {
-        log.reportUnasserted { "transitions that happened but were never asserted: \($0)" }
+        log.reportUnasserted { _, unseen in "transitions that happened but were never asserted: \(unseen)" }
     }
 }

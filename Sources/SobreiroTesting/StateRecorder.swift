@@ -72,10 +72,26 @@ public final class StateRecorder<State: ViewState>: StatefulView, Sendable {
     }
 
     deinit {
-        log.reportUnasserted { unseen in
-            "\(unseen.count) state(s) delivered but never asserted:\n"
-                + unseen.map { "  \($0)" }.joined(separator: "\n")
+        log.reportUnasserted(describeUnasserted)
+    }
+
+    /// The failure for states delivered after the last look: each as its difference from the state before it, the
+    /// first from the last state looked at, so that the change the test missed stands out.
+    private func describeUnasserted(lastSeen: State?, unseen: [State]) -> String {
+        var lines = ["\(unseen.count) state(s) delivered but never asserted:"]
+        var previous = lastSeen
+        for (index, state) in unseen.enumerated() {
+            let label = unseen.count == 1 ? "state" : "state #\(index + 1)"
+            if let before = previous, let difference = describeDifference(between: before, and: state) {
+                let against = index == 0 ? "the last state asserted" : "the state before it"
+                lines.append("  \(label), against \(against) (before → after):")
+                lines.append(contentsOf: difference.split(separator: "\n").map { "    \($0)" })
+            } else {
+                lines.append("  \(state)")
+            }
+            previous = state
         }
+        return lines.joined(separator: "\n")
     }
 
     /// Every state rendered so far, oldest first. Reading it counts as looking at all of them.

@@ -104,7 +104,29 @@ struct StateRecorderTests {
             states.expect(Count())
             model.write { $0.value = 7 }
         } matching: { issue in
-            text(of: issue).contains("1 state(s) delivered but never asserted") && text(of: issue).contains("value: 7")
+            text(of: issue).contains("1 state(s) delivered but never asserted")
+                && text(of: issue).contains("state.value: 0 → 7")
+        }
+    }
+
+    @Test(
+        "states never asserted are shown as what changed: the first against the last asserted, each next against the one before"
+    )
+    func unassertedAsDifferences() {
+        let model = ViewModel(initialState: Count())
+        withKnownIssue {
+            let states = StateRecorder(subscribedTo: model)
+            states.expect(Count())
+            model.write { $0.value = 7 }
+            model.write { $0.value = 8 }
+        } matching: { issue in
+            text(of: issue) == """
+                2 state(s) delivered but never asserted:
+                  state #1, against the last state asserted (before → after):
+                    state.value: 0 → 7
+                  state #2, against the state before it (before → after):
+                    state.value: 7 → 8
+                """
         }
     }
 
