@@ -29,8 +29,13 @@ open class Behavior {
     @exclusivity(unchecked)
     public internal(set) weak var host: Scope?
 
-    /// The type of the model bound to this behavior, if any, by which paths in messages name it.
-    package var boundModelName: String?
+    /// The model bound to this behavior, if any, by which paths in messages name it and tests find it. Weak: the
+    /// binding keeps it.
+    package weak var boundModel: AnyObject?
+
+    /// The identity of the element of state that a route hosts this behavior for, if one does: tests find a
+    /// child by it.
+    @usableFromInline package var routeKey: AnyHashable?
 
     /// The lifecycle state of this behavior.
     @exclusivity(unchecked)

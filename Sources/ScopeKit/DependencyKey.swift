@@ -264,7 +264,7 @@ extension Behavior {
         var node: Behavior? = self
         while let current = node {
             let name = String(describing: type(of: current))
-            names.append(current.boundModelName.map { "\(name)(\($0))" } ?? name)
+            names.append(current.boundModel.map { "\(name)(\(type(of: $0)))" } ?? name)
             node = current.host
         }
         return names.reversed().joined(separator: " → ")

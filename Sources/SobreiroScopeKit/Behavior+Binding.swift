@@ -61,7 +61,7 @@ extension Behavior {
             return .refused(.alreadyBoundToAnotherBehavior)
         }
         BindingRegistry.record(self, for: identity)
-        boundModelName = String(describing: Model.self)
+        boundModel = model
         addActivationObserver(ModelBinding(model: model, behavior: self))
         return .bound
     }

@@ -232,6 +232,7 @@ final class ChildrenRoute<Element: Equatable & Sendable, ID: Hashable>: Activati
         for index in comingRange where hosted[ids[index]] == nil {
             let next = child(elements[index])
             guard generation == current else { return }
+            next.routeKey = AnyHashable(ids[index])
             hosted[ids[index]] = next
             order.insert(Entry(id: ids[index], child: next), at: suffixStart)
             suffixStart += 1

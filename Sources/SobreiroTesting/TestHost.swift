@@ -41,9 +41,14 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// or read its ``StateRecorder/history``.
     public nonisolated let states: StateRecorder<State>
 
-    /// The behavior the model is bound to, hosted in a root of its own: give it to a ``LifecycleRecorder``, or
-    /// host other behaviors beside the model's.
-    public let behavior = Behavior()
+    /// The behavior the host hosts in its root: the one the model is bound to, or the feature given to
+    /// ``init(_:in:clock:dependencies:effects:fileID:filePath:line:column:)``. Give it to a ``LifecycleRecorder``, or
+    /// host other behaviors beside it.
+    public let behavior: Behavior
+
+    /// How many times the model, or anything in the host's tree that reads the root's ``DismissKey``, dismissed
+    /// itself. Each dismissal detaches ``behavior``, as a screen that goes away.
+    public private(set) var dismissals = 0
 
     /// The root that hosts ``behavior``.
     public let root = RootScope()
@@ -59,8 +64,10 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// Hosts `model` in a tree of its own until the host is released, at the end of the test that holds it.
     ///
     /// The model reads `dependencies` before any provider or default: its root overrides them, so the model's
-    /// `didLoad(_:)` and first `didBecomeActive(_:)` already see them. Its effects wait on `clock`, unless
-    /// `dependencies` give `ClockKey` another value.
+    /// `didLoad()` and first `didBecomeActive(_:)` already see them. Its effects wait on `clock`, unless
+    /// `dependencies` give `ClockKey` another value. A key that neither `dependencies` nor the tree provides reads
+    /// its `testValue`. The root provides a ``DismissKey`` that detaches the model's behavior, so a screen that
+    /// dismisses itself ends, and ``dismissals`` counts it.
     ///
     /// ```swift
     /// var fakes = DependencyValues()
@@ -77,7 +84,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     ///   - filePath: The caller's file path, where a failure is reported; leave the default.
     ///   - line: The caller's line, where a failure is reported; leave the default.
     ///   - column: The caller's column, where a failure is reported; leave the default.
-    public init(
+    public convenience init(
         _ model: Model,
         clock: TestClock = TestClock(),
         dependencies: DependencyValues = DependencyValues(),
@@ -87,18 +94,81 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
         line: UInt = #line,
         column: UInt = #column
     ) {
+        let behavior = Behavior()
+        let binding = behavior.bind(model)
+        self.init(
+            model, behavior: behavior, clock: clock, dependencies: dependencies, effects: effects,
+            at: (fileID, filePath, line, column))
+        if case .refused(let error) = binding {
+            reportFailure("TestHost could not host \(type(of: model)): \(error)", at: createdAt)
+        }
+    }
+
+    /// Hosts a whole feature, `feature` with its children, in a tree of its own until the host is released, and
+    /// records `model`, the feature's own model, which the feature binds.
+    ///
+    /// Everything else is as for ``init(_:clock:dependencies:effects:fileID:filePath:line:column:)``: the root
+    /// overrides `dependencies` and provides a ``DismissKey`` that detaches `feature`; the end of the test checks the
+    /// effects of `model`. Reach the models of the feature's children with ``child(_:)`` and ``child(_:id:)``.
+    ///
+    /// ```swift
+    /// let detail = TestHost(feature.model, in: feature)  // feature: a scope that binds its model and hosts a sheet
+    /// detail.model.editTapped()
+    /// let edit = try #require(detail.child(EditViewModel.self))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - model: The model that `feature`, or a behavior under it, binds.
+    ///   - feature: The behavior to host, detached until now.
+    ///   - clock: The clock the tree's timed effects wait on; a new one by default.
+    ///   - dependencies: The values that replace, for the whole feature, whatever the tree would provide.
+    ///   - effects: Whether the model's effect operations must have finished when the test ends.
+    ///   - fileID: The caller's file ID, where a failure is reported; leave the default.
+    ///   - filePath: The caller's file path, where a failure is reported; leave the default.
+    ///   - line: The caller's line, where a failure is reported; leave the default.
+    ///   - column: The caller's column, where a failure is reported; leave the default.
+    public convenience init(
+        _ model: Model,
+        in feature: Behavior,
+        clock: TestClock = TestClock(),
+        dependencies: DependencyValues = DependencyValues(),
+        effects: EffectExhaustivity = .exhaustive,
+        fileID: String = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        self.init(
+            model, behavior: feature, clock: clock, dependencies: dependencies, effects: effects,
+            at: (fileID, filePath, line, column))
+        if !contains(model) {
+            reportFailure(
+                "TestHost hosted \(type(of: feature)), but nothing in its tree binds the \(type(of: model)) given: "
+                    + "pass the model that the feature binds, or bind it in the feature's initializer.",
+                at: createdAt
+            )
+        }
+    }
+
+    private init(
+        _ model: Model,
+        behavior: Behavior,
+        clock: TestClock,
+        dependencies: DependencyValues,
+        effects: EffectExhaustivity,
+        at site: (fileID: String, filePath: StaticString, line: UInt, column: UInt)
+    ) {
         self.model = model
+        self.behavior = behavior
         self.clock = clock
         self.effects = effects
-        createdAt = CallerLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        states = StateRecorder(fileID: fileID, filePath: filePath, line: line, column: column)
+        createdAt = CallerLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column)
+        states = StateRecorder(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column)
         subscription = model.subscribe(view: states)
         // The state the test starts from is the one it built: what the model does from here on is what it asserts.
         _ = states.history
-        if case .refused(let error) = behavior.bind(model) {
-            reportFailure("TestHost could not host \(type(of: model)): \(error)", at: createdAt)
-        }
         root.provide(.testing(clock: clock))
+        root.provide(DismissKey.self, Dismiss { [weak self] in self?.dismiss() })
         root.override(dependencies)
         // Before the effects start: a job that resumes an operation, such as one woken by an element of a sequence
         // it consumes, must count, or settling could end while the operation still counts as waiting.
@@ -185,5 +255,50 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// Hosts the model's behavior again after ``detach()``: the model becomes active again and restarts its work.
     public func attach() {
         root.host(behavior)
+    }
+
+    /// The model of type `type` bound in the host's tree, for a feature hosted with its children: `nil` if there is
+    /// none, or more than one (then use ``child(_:id:)``).
+    ///
+    /// - Parameter type: The type of the child's model.
+    /// - Returns: The one model of that type in the tree, if there is exactly one.
+    public func child<Child: ScopedViewModel>(_ type: Child.Type) -> Child? {
+        let found = models(of: type, id: nil)
+        return found.count == 1 ? found[0] : nil
+    }
+
+    /// The model of type `type` bound under the child that a route hosts for the element identified by `id`, such as
+    /// a screen on a stack: `nil` if there is none.
+    ///
+    /// - Parameters:
+    ///   - type: The type of the child's model.
+    ///   - id: The identity of the element of state the route hosts the child for.
+    /// - Returns: The model, if the tree holds one there.
+    public func child<Child: ScopedViewModel, ID: Hashable>(_ type: Child.Type, id: ID) -> Child? {
+        models(of: type, id: AnyHashable(id)).first
+    }
+
+    /// The models of type `type` bound in the host's tree, under a route's child for `id` if one is given.
+    private func models<Child: ScopedViewModel>(of type: Child.Type, id: AnyHashable?) -> [Child] {
+        var found: [Child] = []
+        func visit(_ node: Behavior, under key: AnyHashable?) {
+            let key = node.routeKey ?? key
+            if let model = node.boundModel as? Child, id == nil || key == id { found.append(model) }
+            guard let scope = node as? Scope else { return }
+            for child in scope.children { visit(child, under: key) }
+        }
+        visit(behavior, under: nil)
+        return found
+    }
+
+    /// Whether `model` is bound in the host's tree.
+    private func contains(_ model: Model) -> Bool {
+        models(of: Model.self, id: nil).contains { $0 === model }
+    }
+
+    /// A dismissal through the root's ``DismissKey``: the hosted behavior goes, as a screen that goes away.
+    private func dismiss() {
+        dismissals += 1
+        behavior.detach()
     }
 }
