@@ -1,3 +1,5 @@
+import SobreiroPrimitives
+
 /// A node of a scope tree: work that runs exactly while the node is active.
 ///
 /// Subclass it and override the lifecycle hooks, or use ``AnonymousBehavior`` for one-off work. A behavior is

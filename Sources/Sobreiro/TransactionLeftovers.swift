@@ -30,6 +30,11 @@ struct TransactionLeftovers<State: ViewState> {
             (subscriber: SubscriptionRecord<State>, isClaimed: Bool, predecessor: SubscriptionRecord<State>?)
         > = []
 
+    /// Work of part models that the transaction committed or wrote (see `ViewModel+Parts.swift`): their deliveries,
+    /// and what they let go of.
+    @usableFromInline
+    var afterUnlock: [() -> Void] = []
+
     @inlinable
     init() {}
 }
@@ -100,5 +105,6 @@ extension ViewModel {
             if isClaimed, handedOver(subscriber, after: predecessor) { continue }
             catchUp(subscriber, isClaimed: isClaimed)
         }
+        for work in leftovers.afterUnlock { work() }
     }
 }

@@ -10,6 +10,7 @@ extension ViewModel {
         if transactionOwner.load(ordering: .relaxed) == thread {
             return try performNested(body)
         }
+        if _slowPath(link != nil) { return try performAsPart(on: thread, body) }
         return try performOutermost(on: thread, body)
     }
 
@@ -39,6 +40,7 @@ extension ViewModel {
                 changed = current != committed
                 draftAccesses = 0
                 outcome = commitAndClaimDelivery(changed: changed, on: thread, replaced: &replaced)
+                if _slowPath(!parts.isEmpty), changed { commitPartsWithLeftovers(on: thread) }
             } catch {
                 var restored = committed
                 swap(&current, &restored)

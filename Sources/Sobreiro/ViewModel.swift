@@ -125,11 +125,22 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @exclusivity(unchecked)
     final var hasLeftovers = false
 
+    /// How this model reaches the model whose state holds its own, if it is a part model (see
+    /// ``init(_:of:)-(WritableKeyPath<Parent,State>,_)``): `nil` for every other model. Set once, at creation.
+    @usableFromInline
+    final let link: PartLink<State>?
+
+    /// The part models whose state is a part of this model's, held weakly. Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var parts: [PartModel<State>] = []
+
     /// Creates a view model holding `initialState`.
     ///
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
     @inlinable
     public init(initialState: State) {
+        link = nil
         current = initialState
         committed = initialState
         // Made here, where an inlined initializer knows the app's state type, so that every subscribe to this
@@ -138,6 +149,81 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
             unsafeDowncast(source, to: ViewModel<State>.self)
                 .subscription(of: target, key: key, replacingLive: false, receive)
         }
+    }
+
+    /// Creates a view model whose state is the part at `part` of `parent`'s state: it reads, follows and writes
+    /// that part, and its writes are transactions of `parent`.
+    ///
+    /// Give a child feature a part of its parent's state this way, a sheet's draft or a value that several screens
+    /// share, instead of a copy to keep in step:
+    ///
+    /// ```swift
+    /// final class EditViewModel: ViewModel<SyncUp>, @unchecked Sendable {
+    ///     init(editing detail: DetailViewModel) {
+    ///         super.init(\.syncUp, of: detail)
+    ///     }
+    ///
+    ///     func titleChanged(_ title: String) { write { $0.title = title } }  // commits in `detail` too
+    /// }
+    /// ```
+    ///
+    /// - A write commits in one transaction of `parent`: `parent`'s subscribers and this model's see it, and every
+    ///   follower of either sees the part change in the same order. A write of `parent` that changes the part
+    ///   reaches this model's subscribers as this model's own write would.
+    /// - Reading ``state`` gives the part as `parent` last committed it; inside a transaction of `parent` on the
+    ///   same thread, the part being built.
+    /// - The model keeps `parent` alive; `parent` holds it weakly.
+    ///
+    /// - Parameters:
+    ///   - part: Where the part is in `parent`'s state.
+    ///   - parent: The model whose state holds the part.
+    public init<Parent>(_ part: any WritableKeyPath<Parent, State> & Sendable, of parent: ViewModel<Parent>) {
+        let link = PartOf(parent: parent, read: { $0[keyPath: part] }, write: { $0[keyPath: part] = $1 })
+        let initialState = parent.committedPart { $0[keyPath: part] }
+        self.link = link
+        current = initialState
+        committed = initialState
+        super.init { source, target, key, receive in
+            unsafeDowncast(source, to: ViewModel<State>.self)
+                .subscription(of: target, key: key, replacingLive: false, receive)
+        }
+        link.attach(self)
+    }
+
+    /// Creates a view model whose state is the part at `part` of `parent`'s state, while `parent`'s state holds
+    /// one there: a sheet's draft in an optional, or an element of a collection found by its identity.
+    ///
+    /// It behaves as ``init(_:of:)-(WritableKeyPath<Parent,State>,_)``, with one addition: once `parent`'s state
+    /// no longer holds the part (the sheet closed, the element was removed), this model keeps its last state, and
+    /// its writes commit nothing, as writes to a screen that is gone. Debug builds say so the first time.
+    ///
+    /// ```swift
+    /// let draft = EditViewModel(\.destination.edit, of: detail)
+    /// let meeting = MeetingViewModel(\.meetings[id: id], of: meetings)
+    /// ```
+    ///
+    /// Creating it where `parent`'s state holds no part there is a programmer error: the program stops, naming the
+    /// fix.
+    ///
+    /// - Parameters:
+    ///   - part: Where the part is in `parent`'s state, `nil` when there is none.
+    ///   - parent: The model whose state holds the part.
+    public init<Parent>(_ part: any WritableKeyPath<Parent, State?> & Sendable, of parent: ViewModel<Parent>) {
+        guard let initialState = parent.committedPart({ $0[keyPath: part] }) else {
+            fatalError(
+                "\(Self.self) was made of a part of \(type(of: parent))'s state that holds nothing: make it once the "
+                    + "parent's state holds the part, such as after the write that shows the sheet."
+            )
+        }
+        let link = PartOf(parent: parent, read: { $0[keyPath: part] }, write: { $0[keyPath: part] = $1 })
+        self.link = link
+        current = initialState
+        committed = initialState
+        super.init { source, target, key, receive in
+            unsafeDowncast(source, to: ViewModel<State>.self)
+                .subscription(of: target, key: key, replacingLive: false, receive)
+        }
+        link.attach(self)
     }
 
     #if DEBUG
@@ -161,10 +247,12 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     public final var state: State {
         @inlinable
         get {
-            if transactionOwner.load(ordering: .relaxed) == currentThread {
+            let thread = currentThread
+            if transactionOwner.load(ordering: .relaxed) == thread {
                 checkNoDraftAccess()
                 return current
             }
+            if _slowPath(link != nil), let part = link.unsafelyUnwrapped.partBeingBuilt(on: thread) { return part }
             return snapshotLock.withLock { committed }
         }
         @inlinable

@@ -1,5 +1,6 @@
 public import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 import Synchronization
 
 /// The work of one activation of a bound view model, cancelled when that activation ends.

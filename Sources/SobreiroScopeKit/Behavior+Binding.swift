@@ -1,5 +1,6 @@
 public import ScopeKit
 import Sobreiro
+import SobreiroPrimitives
 
 /// What ``ScopeKit/Behavior/bind(_:)`` did.
 public enum BindingResult: Equatable, Sendable {

@@ -1,4 +1,3 @@
-import SobreiroPrimitives
 import Synchronization
 
 /// A warning that debug builds print to standard error the first time a refusal happens.
