@@ -69,7 +69,7 @@ extension ViewModel {
     @inlinable
     final func takeLeftovers(on thread: UInt) -> TransactionLeftovers<State> {
         lock.assertHeld()
-        hasLeftovers = false
+        hasLeftovers = !parts.isEmpty  // see `ViewModel+Parts.swift`
         var taken = TransactionLeftovers<State>()
         swap(&taken, &leftovers)
         for index in taken.firstRenders.indices {

@@ -197,6 +197,8 @@ extension PartOf {
     func attach(_ model: ViewModel<State>) {
         parent.withLockUnlessInTransaction {
             parent.parts.append(PartRecord(model: model, read: read))
+            // Kept set while the parent has parts: its transactions then commit them (see `performOutermost`).
+            parent.hasLeftovers = true
             guard let part = read(parent.committed), part != model.committed else { return }
             // No one else holds the model yet.
             model.current = part

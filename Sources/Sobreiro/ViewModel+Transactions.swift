@@ -40,7 +40,6 @@ extension ViewModel {
                 changed = current != committed
                 draftAccesses = 0
                 outcome = commitAndClaimDelivery(changed: changed, on: thread, replaced: &replaced)
-                if _slowPath(!parts.isEmpty), changed { commitPartsWithLeftovers(on: thread) }
             } catch {
                 var restored = committed
                 swap(&current, &restored)
@@ -49,7 +48,11 @@ extension ViewModel {
                 outcome = commitAndClaimDelivery(changed: false, on: thread, replaced: &replaced)
             }
             // Rare: marked so, the compiler keeps the common path free of the spills this branch needs.
-            if _slowPath(hasLeftovers) { leftovers = takeLeftovers(on: thread) }
+            if _slowPath(hasLeftovers) {
+                // A model with part models keeps this flag set, so that its commits reach them here.
+                if changed, !parts.isEmpty { commitPartsWithLeftovers(on: thread) }
+                leftovers = takeLeftovers(on: thread)
+            }
             return outcome
         }
         #if DEBUG

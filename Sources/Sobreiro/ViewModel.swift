@@ -119,14 +119,14 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @exclusivity(unchecked)
     final var leftovers = TransactionLeftovers<State>()
 
-    /// Whether `leftovers` holds anything, so that a transaction that left nothing tests one flag. Guarded by
-    /// `lock`.
+    /// Whether `leftovers` holds anything, or the model has part models, whose commits its transactions make at
+    /// the same point: a transaction of a model with neither tests one flag. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
     final var hasLeftovers = false
 
     /// How this model reaches the model whose state holds its own, if it is a part model (see
-    /// ``init(_:of:)-(WritableKeyPath<Parent,State>,_)``): `nil` for every other model. Set once, at creation.
+    /// ``init(_:of:)-(WritableKeyPath<Parent,State>Sendable,_)``): `nil` for every other model. Set once, at creation.
     @usableFromInline
     final let link: PartLink<State>?
 
@@ -193,7 +193,7 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     /// Creates a view model whose state is the part at `part` of `parent`'s state, while `parent`'s state holds
     /// one there: a sheet's draft in an optional, or an element of a collection found by its identity.
     ///
-    /// It behaves as ``init(_:of:)-(WritableKeyPath<Parent,State>,_)``, with one addition: once `parent`'s state
+    /// It behaves as ``init(_:of:)-(WritableKeyPath<Parent,State>Sendable,_)``, with one addition: once `parent`'s state
     /// no longer holds the part (the sheet closed, the element was removed), this model keeps its last state, and
     /// its writes commit nothing, as writes to a screen that is gone. Debug builds say so the first time.
     ///

@@ -31,7 +31,7 @@ extension Behavior {
     ///
     /// From now on the model lives as long as this behavior: while the behavior is in a tree, the tree keeps both
     /// alive; once it is detached and released, the model and all its scoped work go with it. The model hears
-    /// ``ScopedViewModel/didLoad(_:)`` at the first activation, ``ScopedViewModel/didBecomeActive(_:)`` at each
+    /// ``ScopedViewModel/didLoad()`` at the first activation, ``ScopedViewModel/didBecomeActive(_:)`` at each
     /// activation, and ``ScopedViewModel/didBecomeInactive()`` at each deactivation. If the behavior is active
     /// already, the model's first activation begins at once.
     ///

@@ -2,7 +2,7 @@ public import ScopeKit
 
 /// A view model that lives in a scope tree, bound to a `Behavior` with `bind(_:)`.
 ///
-/// The behavior keeps the model alive and tells it about its lifecycle, on the main actor: ``didLoad(_:)`` once,
+/// The behavior keeps the model alive and tells it about its lifecycle, on the main actor: ``didLoad()`` once,
 /// at the first activation; ``didBecomeActive(_:)`` at every activation, with an ``Activation`` that holds the
 /// work of that activation; ``didBecomeInactive()`` when it ends, after that work was cancelled. Every hook has
 /// an empty default, so a model implements only the ones it needs.
@@ -79,7 +79,7 @@ extension ScopedViewModel {
     /// It reads on the main actor, where the tree lives: a method of a `@MainActor` model reads directly, and
     /// other code awaits the read. An effect's operation captures what was read when the effect was declared.
     /// Each read resolves again, so after the behavior moves under another scope the model reads that scope's
-    /// values. In a test's tree, a key that no scope provides reads its ``ScopeKit/DependencyKey/testValue``.
+    /// values. In a test's tree, a key that no scope provides reads its `testValue`.
     ///
     /// Reading before the model is bound, or once its behavior is released, traps, naming the fix; so does reading
     /// from a behavior that is not in a tree yet.

@@ -46,7 +46,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// host other behaviors beside it.
     public let behavior: Behavior
 
-    /// How many times the model, or anything in the host's tree that reads the root's ``DismissKey``, dismissed
+    /// How many times the model, or anything in the host's tree that reads the root's `DismissKey`, dismissed
     /// itself. Each dismissal detaches ``behavior``, as a screen that goes away.
     public private(set) var dismissals = 0
 
@@ -66,7 +66,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// The model reads `dependencies` before any provider or default: its root overrides them, so the model's
     /// `didLoad()` and first `didBecomeActive(_:)` already see them. Its effects wait on `clock`, unless
     /// `dependencies` give `ClockKey` another value. A key that neither `dependencies` nor the tree provides reads
-    /// its `testValue`. The root provides a ``DismissKey`` that detaches the model's behavior, so a screen that
+    /// its `testValue`. The root provides a `DismissKey` that detaches the model's behavior, so a screen that
     /// dismisses itself ends, and ``dismissals`` counts it.
     ///
     /// ```swift
@@ -108,7 +108,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// records `model`, the feature's own model, which the feature binds.
     ///
     /// Everything else is as for ``init(_:clock:dependencies:effects:fileID:filePath:line:column:)``: the root
-    /// overrides `dependencies` and provides a ``DismissKey`` that detaches `feature`; the end of the test checks the
+    /// overrides `dependencies` and provides a `DismissKey` that detaches `feature`; the end of the test checks the
     /// effects of `model`. Reach the models of the feature's children with ``child(_:)`` and ``child(_:id:)``.
     ///
     /// ```swift
@@ -296,7 +296,7 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
         models(of: Model.self, id: nil).contains { $0 === model }
     }
 
-    /// A dismissal through the root's ``DismissKey``: the hosted behavior goes, as a screen that goes away.
+    /// A dismissal through the root's `DismissKey`: the hosted behavior goes, as a screen that goes away.
     private func dismiss() {
         dismissals += 1
         behavior.detach()

@@ -22,9 +22,11 @@ enum RepositoryClientKey: DependencyKey {
     typealias Value = any RepositoryClient
 }
 
-/// The server's address, for links that users share; the public server unless a scope says otherwise.
+/// The server's address, for links that users share; the public server unless a scope says otherwise, in the
+/// app and in tests alike.
 enum ServerKey: DependencyKey {
     static let defaultValue = "https://code.example"
+    static var testValue: String { defaultValue }
 }
 
 // MARK: The list

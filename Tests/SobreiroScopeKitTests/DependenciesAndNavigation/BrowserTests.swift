@@ -52,6 +52,25 @@ struct BrowserTests {
         list.detach()  // the list polls for as long as it is active
     }
 
+    @Test("the whole browser under a test host: each screen of the stack is found by its destination, without casts")
+    func wholeBrowserUnderTestHost() async throws {
+        let browser = BrowserScope()
+        let host = TestHost(
+            browser.list, in: browser, dependencies: DependencyValues().with(RepositoryClientKey.self, StubClient([oak])))
+        await host.settleEffects()
+        host.expect(RepositoryListState(repositories: [oak]))
+
+        browser.navigation.open([cork.id, oak.id])
+        let top = try #require(host.child(RepositoryDetailViewModel.self, id: browser.navigation.state.path[1].id))
+        #expect(top.state.repository == oak.id)
+        #expect(host.child(RepositoryDetailViewModel.self) == nil, "two screens: the destination tells them apart")
+
+        browser.navigation.pop()
+        let only = try #require(host.child(RepositoryDetailViewModel.self))
+        #expect(only.state.repository == cork.id)
+        host.detach()  // the list polls for as long as it is active
+    }
+
     @Test("push, pop, a deep link and pop to root keep one screen per destination, in order")
     func navigation() async throws {
         let root = startBrowser(client: StubClient([oak, cork]))
