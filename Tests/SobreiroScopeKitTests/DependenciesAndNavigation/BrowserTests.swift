@@ -56,7 +56,8 @@ struct BrowserTests {
     func wholeBrowserUnderTestHost() async throws {
         let browser = BrowserScope()
         let host = TestHost(
-            browser.list, in: browser, dependencies: DependencyValues().with(RepositoryClientKey.self, StubClient([oak])))
+            browser.list, in: browser,
+            dependencies: DependencyValues().with(RepositoryClientKey.self, StubClient([oak])))
         await host.settleEffects()
         host.expect(RepositoryListState(repositories: [oak]))
 
