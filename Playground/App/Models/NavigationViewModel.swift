@@ -37,6 +37,11 @@ final class NavigationViewModel: ViewModel<NavigationState>, @unchecked Sendable
     }
 
     /// Pops every screen, back to the list.
+    /// Removes the screen `id` wherever it is on the stack: the dismissal that the stack gives each screen.
+    func close(_ id: PlayerScreen.ID) {
+        write { $0.path.removeAll { $0.id == id } }
+    }
+
     func popToRoot() {
         write { $0.path = [] }
     }

@@ -43,6 +43,12 @@ extension PlayerDetailViewModel: ScopedViewModel {
         log.note("\(state.player)'s detail on: it polls every \(Self.pollInterval.components.seconds) s")
     }
 
+    /// Back: the screen dismisses itself, with the dismissal that the stack showing it provides.
+    @MainActor func close() {
+        log.note("\(state.player)'s detail dismisses itself")
+        dependency(DismissKey.self)()
+    }
+
     func didBecomeInactive() {
         log.note("\(state.player)'s detail off: its poll has stopped")
     }

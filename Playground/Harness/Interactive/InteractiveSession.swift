@@ -93,7 +93,7 @@ final class InteractiveSession {
         let input = buffer[..<count]
         // Esc alone arrives as one byte; an arrow key as one escape sequence, ESC [ A (up) to D (left).
         if input.first == 0x1B {
-            guard input.count > 1 else { return app.navigation.pop() }
+            guard input.count > 1 else { return app.scope.leaderboard.closeTopDetail() }
             switch input.count == 3 ? input.last : nil {
             case UInt8(ascii: "A"): moveHighlight(by: -1)
             case UInt8(ascii: "B"): moveHighlight(by: 1)
@@ -118,7 +118,7 @@ final class InteractiveSession {
         case UInt8(ascii: "j"): moveHighlight(by: 1)
         case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
             if showsList { app.scope.leaderboard.openHighlighted() }
-        case UInt8(ascii: "b"), UInt8(ascii: "B"), 0x7F: app.navigation.pop()  // 0x7F: Backspace
+        case UInt8(ascii: "b"), UInt8(ascii: "B"), 0x7F: app.scope.leaderboard.closeTopDetail()  // 0x7F: Backspace
         case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x04: finish(status: 0)  // 0x04: Ctrl-D
         default: break
         }

@@ -123,9 +123,10 @@ final class ScriptedSession {
         await app.screen.topDetail?.frame.waitUntil { $0.record?.points == 1_235 }
         await show("Caro scores 40, and 5 s pass on the app's clock: the detail polls again and shows her new score")
 
-        app.navigation.pop()
+        app.scope.leaderboard.closeTopDetail()
         await app.screen.activity.frame.waitUntil { $0.entries.last == "Caro's detail off: its poll has stopped" }
-        await show("Back (Esc): a pop from the stack's state evicts the detail; its model and its poll end with it")
+        await show(
+            "Back (Esc): the detail dismisses itself; its dismissal removes it from the stack's state, and its poll ends")
     }
 
     /// Prints the caption, the trace of the step if asked for, and the frame once every renderer has caught up.
