@@ -126,7 +126,8 @@ final class ScriptedSession {
         app.scope.leaderboard.closeTopDetail()
         await app.screen.activity.frame.waitUntil { $0.entries.last == "Caro's detail off: its poll has stopped" }
         await show(
-            "Back (Esc): the detail dismisses itself; its dismissal removes it from the stack's state, and its poll ends")
+            "Back (Esc): the detail dismisses itself; its dismissal removes it from the stack's state, and its poll ends"
+        )
     }
 
     /// Prints the caption, the trace of the step if asked for, and the frame once every renderer has caught up.
