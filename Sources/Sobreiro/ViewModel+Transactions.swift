@@ -10,7 +10,7 @@ extension ViewModel {
         if transactionOwner.load(ordering: .relaxed) == thread {
             return try performNested(body)
         }
-        if _slowPath(isPart) { return try performAsPart(on: thread, body) }
+        if _slowPath(link != nil) { return try performAsPart(on: thread, body) }
         return try performOutermost(on: thread, body)
     }
 

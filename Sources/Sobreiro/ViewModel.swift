@@ -130,10 +130,6 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @usableFromInline
     final let link: PartLink<State>?
 
-    /// Whether ``link`` is set: what a transaction tests, a flag rather than a reference it would retain.
-    @usableFromInline
-    final let isPart: Bool
-
     /// The part models whose state is a part of this model's, held weakly. Guarded by `lock`.
     @usableFromInline
     @exclusivity(unchecked)
@@ -145,7 +141,6 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @inlinable
     public init(initialState: State) {
         link = nil
-        isPart = false
         current = initialState
         committed = initialState
         // Made here, where an inlined initializer knows the app's state type, so that every subscribe to this
@@ -186,7 +181,6 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
         let link = PartOf(parent: parent, read: { $0[keyPath: part] }, write: { $0[keyPath: part] = $1 })
         let initialState = parent.committedPart { $0[keyPath: part] }
         self.link = link
-        isPart = true
         current = initialState
         committed = initialState
         super.init { source, target, key, receive in
@@ -223,7 +217,6 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
         }
         let link = PartOf(parent: parent, read: { $0[keyPath: part] }, write: { $0[keyPath: part] = $1 })
         self.link = link
-        isPart = true
         current = initialState
         committed = initialState
         super.init { source, target, key, receive in
@@ -259,7 +252,7 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
                 checkNoDraftAccess()
                 return current
             }
-            if _slowPath(isPart), let part = link.unsafelyUnwrapped.partBeingBuilt(on: thread) { return part }
+            if _slowPath(link != nil), let part = link.unsafelyUnwrapped.partBeingBuilt(on: thread) { return part }
             return snapshotLock.withLock { committed }
         }
         @inlinable
