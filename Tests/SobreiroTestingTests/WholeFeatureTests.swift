@@ -4,7 +4,7 @@ import SobreiroScopeKit
 import SobreiroTesting
 import Testing
 
-private struct Talk: Equatable, Identifiable, Sendable {
+private struct Talk: ViewState, Identifiable {
     let id: Int
     var title: String
 }
@@ -103,6 +103,52 @@ private final class TalkRecordModel: ViewModel<TalkEditState>, ScopedViewModel, 
     @MainActor func endTapped() { dependency(DismissKey.self)() }
 }
 
+private struct TalkDraftState: ViewState {
+    var talks: [Talk] = []
+    var draft: Talk?
+}
+
+/// A list whose edit sheet writes a draft that is part of the list's own state.
+private final class TalkListModel: ViewModel<TalkDraftState>, ScopedViewModel, @unchecked Sendable {
+    init(_ talks: [Talk]) {
+        super.init(initialState: TalkDraftState(talks: talks))
+    }
+
+    func editTapped(_ id: Talk.ID) { write { $0.draft = $0.talks[id: id] } }
+
+    /// Done: the list reads the draft its sheet wrote, and saves it.
+    func doneTapped() {
+        write {
+            guard let draft = $0.draft else { return }
+            $0.talks[id: draft.id] = draft
+            $0.draft = nil
+        }
+    }
+}
+
+/// The sheet's model: a part model of the list's draft.
+private final class TalkDraftModel: ViewModel<Talk>, ScopedViewModel, @unchecked Sendable {
+    func titleChanged(_ title: String) { write { $0.title = title } }
+}
+
+@MainActor
+private final class TalkListScope: Scope {
+    let model: TalkListModel
+
+    init(_ talks: [Talk]) {
+        model = TalkListModel(talks)
+        super.init()
+        bind(model)
+        let model = model
+        hostChild(following: model.map { $0.draft?.id }) { id in
+            guard id != nil else { return nil }
+            let sheet = Behavior()
+            sheet.bind(TalkDraftModel(\.draft, of: model))
+            return sheet
+        }
+    }
+}
+
 @Suite("Testing a whole feature: a scope with its children")
 @MainActor
 struct WholeFeatureTests {
@@ -125,6 +171,25 @@ struct WholeFeatureTests {
             TalksState(meetings: [standup, retro]))
         #expect(meetings.child(TalkEditModel.self) == nil, "the sheet went with the state that showed it")
         #expect(meetings.dismissals == 0, "the sheet's dismissal was the feature's, not the host's")
+    }
+
+    @Test(
+        "a sheet whose model is a part of the feature's state: one recorder sees the sheet's writes, and Done reads the draft"
+    )
+    func sheetWritesThroughItsParent() throws {
+        let feature = TalkListScope([standup, retro])
+        let list = TestHost(feature.model, in: feature)
+        list.model.editTapped(retro.id)
+        let sheet = try #require(list.child(TalkDraftModel.self))
+        sheet.titleChanged("Retrospective")
+        list.model.doneTapped()
+        let renamed = Talk(id: retro.id, title: "Retrospective")
+        list.expect(
+            TalkDraftState(talks: [standup, retro], draft: retro),
+            TalkDraftState(talks: [standup, retro], draft: renamed),
+            TalkDraftState(talks: [standup, renamed]))
+        #expect(list.child(TalkDraftModel.self) == nil, "the sheet went with its draft")
+        #expect(sheet.state == renamed, "a part model keeps its last state once its part is gone")
     }
 
     @Test("a host of a feature reaches each screen of a stack by the identity of its element")
