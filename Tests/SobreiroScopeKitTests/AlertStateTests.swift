@@ -42,7 +42,7 @@ private final class MeetingModel: ViewModel<MeetingState>, @unchecked Sendable {
 
 @Suite("Alerts and confirmation dialogs as state")
 struct AlertStateTests {
-    @Test("choosing a button clears the alert and returns its action, in one transaction")
+    @Test("W2: choosing a button clears the alert and returns its action, in one transaction")
     func chooseClearsAndReturns() {
         let model = MeetingModel()
         let states = StateRecorder(subscribedTo: model)
@@ -52,7 +52,7 @@ struct AlertStateTests {
         states.expect(MeetingState(), MeetingState(alert: MeetingState.deletion), MeetingState())
     }
 
-    @Test("a second tap, or a button of an alert that another replaced, does nothing and writes nothing")
+    @Test("W2: a second tap, or a button of an alert that another replaced, does nothing and writes nothing")
     func staleButtonsDoNothing() {
         let model = MeetingModel()
         model.deleteTapped()
@@ -70,7 +70,7 @@ struct AlertStateTests {
         states.expect(MeetingState(alert: other, deleted: true))
     }
 
-    @Test("a dismissal clears the alert and returns no action; a button without one returns none")
+    @Test("W2: a dismissal clears the alert and returns no action; a button without one returns none")
     func dismissalAndCancel() {
         let model = MeetingModel()
         model.deleteTapped()
@@ -81,7 +81,7 @@ struct AlertStateTests {
         #expect(model.state == MeetingState())
     }
 
-    @Test("an alert inside a destination enum is chosen through a computed key path, and clears the destination")
+    @Test("W2: an alert inside a destination enum is chosen through a computed key path, and clears the destination")
     func alertInADestination() {
         let model = MeetingModel()
         let leave = AlertState<MeetingAlert>("Leave?", buttons: [.cancel("Stay", action: .keepEditing)])

@@ -43,7 +43,7 @@ private final class LookupModel: ViewModel<Lookup>, ScopedViewModel, @unchecked 
 @Suite("Part models with effects")
 @MainActor
 struct PartModelEffectTests {
-    @Test("a part model's effect follows the parent's changes of the part, and writes back through the parent")
+    @Test("W1: a part model's effect follows the parent's changes of the part, and writes back through the parent")
     func effectWriteBackThroughTheParent() async {
         let screen = LookupScreenModel()
         let answers = Gate<String>()

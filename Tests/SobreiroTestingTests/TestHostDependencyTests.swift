@@ -37,7 +37,7 @@ private final class EndpointModel: ViewModel<Endpoint>, ScopedViewModel, @unchec
         endpoint.expect(Endpoint(url: "https://stub.example?token=t"))
     }
 
-    @Test("a key with no test value that the host does not provide fails the test, naming it, then reads its default")
+    @Test("W4: a key with no test value that the host does not provide fails the test, then reads its default")
     func unprovidedKeyFailsTheTest() {
         var values = DependencyValues()
         values[TokenKey.self] = "t"

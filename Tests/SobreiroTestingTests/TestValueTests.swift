@@ -74,7 +74,7 @@ private final class QuoteModel: ViewModel<Quote>, ScopedViewModel, @unchecked Se
 @Suite("Dependencies in methods, and test values")
 @MainActor
 struct TestValueTests {
-    @Test("a model's methods read the values its tree provides")
+    @Test("W3: a model's methods read the values its tree provides")
     func methodsReadTheTree() async {
         let quotes = TestHost(
             QuoteModel(), dependencies: DependencyValues().with(QuoteClientKey.self, StubQuotes(text: "stub")))
@@ -105,7 +105,7 @@ struct TestValueTests {
         #expect(quotes.model.state.count == 0, "the stub's placeholder")
     }
 
-    @Test("a stub's failure is an error that names the key and the member")
+    @Test("W4: a stub's failure is an error that names the key and the member")
     func unimplementedIsAnError() async {
         // A stub reports through the test kit once the process uses it; a test value is read only in its trees.
         _ = TestClock()
@@ -116,7 +116,7 @@ struct TestValueTests {
         }
     }
 
-    @Test("a tree that is not a test's reads the key's default, never its test value")
+    @Test("W4: a tree that is not a test's reads the key's default, never its test value")
     func appTreesReadDefaults() {
         let model = QuoteModel()
         let root = RootScope()
@@ -128,7 +128,7 @@ struct TestValueTests {
         screen.detach()
     }
 
-    @Test("reading a dependency from a model that is not bound stops the program, naming the fix")
+    @Test("W3: reading a dependency from a model that is not bound stops the program, naming the fix")
     func unboundModelTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             await MainActor.run { QuoteModel().countTapped() }

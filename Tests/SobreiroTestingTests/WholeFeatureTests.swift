@@ -155,7 +155,7 @@ struct WholeFeatureTests {
     fileprivate let standup = Talk(id: 1, title: "Standup")
     fileprivate let retro = Talk(id: 2, title: "Retro")
 
-    @Test("a host of a feature reaches its sheet's model without casts, and the sheet dismisses itself")
+    @Test("W5: a host of a feature reaches its sheet's model without casts, and the sheet dismisses itself")
     func sheetOfAFeature() throws {
         let feature = TalksScope([standup, retro])
         let meetings = TestHost(feature.model, in: feature)
@@ -192,7 +192,7 @@ struct WholeFeatureTests {
         #expect(sheet.state == renamed, "a part model keeps its last state once its part is gone")
     }
 
-    @Test("a host of a feature reaches each screen of a stack by the identity of its element")
+    @Test("W5: a host of a feature reaches each screen of a stack by the identity of its element")
     func stackOfAFeature() async throws {
         let feature = TalksScope([standup, retro])
         let meetings = TestHost(feature.model, in: feature)
@@ -213,7 +213,7 @@ struct WholeFeatureTests {
         meetings.detach()  // the remaining screen ticks for as long as it is shown
     }
 
-    @Test("a screen that dismisses itself ends its host cleanly: its effects stop, and the dismissal is counted")
+    @Test("W5: a screen that dismisses itself ends its host cleanly: its effects stop, and the dismissal is counted")
     func screenDismissesItself() async {
         let record = TestHost(TalkRecordModel())
         await record.clock.advance(by: .seconds(1))
@@ -225,7 +225,7 @@ struct WholeFeatureTests {
         record.expect()
     }
 
-    @Test("a feature that binds another model than the one given fails the test at the host's line")
+    @Test("W5: a feature that binds another model than the one given fails the test at the host's line")
     func modelNotInTheFeature() {
         let line = #line + 2
         withKnownIssue {

@@ -33,7 +33,7 @@ private struct Failure: Error {}
 
 @Suite("W1: part models read, follow and write a part of a parent's state")
 struct PartModelTests {
-    @Test("a part model's write commits in the parent, in one transaction that both sides' followers see")
+    @Test("W1: a part model's write commits in the parent, in one transaction that both sides' followers see")
     func writeGoesThroughTheParent() {
         let notebook = NotebookModel()
         let pinned = NoteModel(\.pinned, of: notebook)
@@ -49,7 +49,7 @@ struct PartModelTests {
         #expect(partView.history.map(\.title) == ["", "Groceries"])
     }
 
-    @Test("a parent's write that changes the part reaches the part's followers; one that does not, reaches none")
+    @Test("W1: a parent's write that changes the part reaches the part's followers; one that does not, reaches none")
     func parentWritesReachThePart() {
         let notebook = NotebookModel()
         let pinned = NoteModel(\.pinned, of: notebook)
@@ -62,7 +62,7 @@ struct PartModelTests {
         #expect(partView.history == [Note(id: 0), Note(id: 0, words: 3)])
     }
 
-    @Test("inside a transaction of the parent, the part model reads the part being built, and its writes join")
+    @Test("W1: inside a transaction of the parent, the part model reads the part being built, and its writes join")
     func nestedTransactionsJoin() {
         let notebook = NotebookModel()
         let pinned = NoteModel(\.pinned, of: notebook)
@@ -84,7 +84,7 @@ struct PartModelTests {
         #expect(pinned.state == notebook.state.pinned)
     }
 
-    @Test("a part model's write that throws, or a parent's that throws after it, leaves both as they were")
+    @Test("W1: a part model's write that throws, or a parent's that throws after it, leaves both as they were")
     func rollback() {
         let notebook = NotebookModel()
         let pinned = NoteModel(\.pinned, of: notebook)
@@ -151,7 +151,7 @@ struct PartModelTests {
         #expect(stderr.contains("make the change through one of them"))
     }
 
-    @Test("a part of a part commits in the same step as its parent's")
+    @Test("W1: a part of a part commits in the same step as its parent's")
     func partOfAPart() {
         let notebook = NotebookModel()
         let pinned = NoteModel(\.pinned, of: notebook)
@@ -165,7 +165,7 @@ struct PartModelTests {
         #expect(titleView.history.map(\.value) == ["", "x", "xy"])
     }
 
-    @Test("the parent holds its part models weakly: one released is forgotten, and the parent goes on")
+    @Test("W1: the parent holds its part models weakly: one released is forgotten, and the parent goes on")
     func partsAreHeldWeakly() {
         let notebook = NotebookModel()
         weak var released: NoteModel?
