@@ -38,8 +38,14 @@ public struct Dismiss: Sendable {
 }
 
 /// The key of the ``Dismiss`` that the scope showing a screen provides to it. It has no default: a screen that
-/// dismisses itself where nothing can dismiss it traps, naming the key and the path to it.
+/// dismisses itself where nothing can dismiss it traps, naming the key and the path to it. In a test's tree that
+/// provides none, the dismissal fails the test instead, naming the key.
 public enum DismissKey: DependencyKey {
     /// What the key names: the dismissal of the screen that reads it.
     public typealias Value = Dismiss
+
+    /// A dismissal that fails the test: nothing in the test's tree shows the screen that dismissed itself.
+    public static var testValue: Dismiss {
+        Dismiss { DismissKey.unimplemented("Dismiss") }
+    }
 }

@@ -225,6 +225,23 @@ struct WholeFeatureTests {
         record.expect()
     }
 
+    @Test("W5: a screen that dismisses itself in a test's tree that provides no dismissal fails the test, and goes on")
+    func dismissalWithNothingToDismiss() {
+        let root = RootScope()
+        root.provide(.testing(clock: TestClock()))
+        let screen = Behavior()
+        let record = TalkRecordModel()
+        screen.bind(record)
+        root.host(screen)
+        withKnownIssue {
+            record.endTapped()
+        } matching: { issue in
+            text(of: issue).contains("the test used Dismiss of DismissKey's test value")
+        }
+        #expect(screen.state == .active, "nothing was dismissed")
+        screen.detach()
+    }
+
     @Test("W5: a feature that binds another model than the one given fails the test at the host's line")
     func modelNotInTheFeature() {
         let line = #line + 2

@@ -1,11 +1,12 @@
 import Dispatch
+import Foundation
 import Sobreiro
 import SobreiroPrimitives
 import Synchronization
 import TestSupport
 import Testing
 
-private struct Note: ViewState, Identifiable {
+private struct Note: ViewState, Identifiable, Codable {
     let id: Int
     var title = ""
     var words = 0
@@ -234,5 +235,44 @@ extension Array where Element: Equatable {
         var result: [Element] = []
         for element in self where result.last != element { result.append(element) }
         return result
+    }
+}
+
+/// The Composition article's recipe: a shared value saved to a file by iterating its states.
+@Suite("W1: persisting a shared value")
+struct PersistenceRecipeTests {
+    private struct NotesStore: Sendable {
+        let url: URL
+
+        func load() throws -> [Note] {
+            try JSONDecoder().decode([Note].self, from: Data(contentsOf: url))
+        }
+
+        func save(_ notes: [Note]) throws {
+            try JSONEncoder().encode(notes).write(to: url, options: .atomic)
+        }
+    }
+
+    @Test("W1: the saving loop ends on the last state written, after part models wrote into it, and loads back")
+    func savesTheLastState() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("notes-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = NotesStore(url: url)
+        let notebook = NotebookModel(Notebook(notes: [Note(id: 1), Note(id: 2)]))
+        let saving = Task {
+            for await notes in notebook.map(\.notes).states {
+                try? store.save(notes)
+                if notes.allSatisfy({ $0.words == 50 }) { return }
+            }
+        }
+        let first = NoteModel(\.notes[id: 1], of: notebook)
+        let second = NoteModel(\.notes[id: 2], of: notebook)
+        for _ in 0..<50 {
+            first.write { $0.words += 1 }
+            second.write { $0.words += 1 }
+        }
+        await saving.value
+        #expect(try store.load() == notebook.state.notes)
+        #expect(try store.load().map(\.words) == [50, 50])
     }
 }

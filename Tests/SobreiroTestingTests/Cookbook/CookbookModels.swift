@@ -243,11 +243,9 @@ struct RecordMeetingState: ViewState {
 
 final class RecordMeetingViewModel: ViewModel<RecordMeetingState>, ScopedViewModel, @unchecked Sendable {
     let meetings: MeetingsViewModel
-    let dismiss: @MainActor @Sendable () -> Void
 
-    init(meetings: MeetingsViewModel, dismiss: @escaping @MainActor @Sendable () -> Void) {
+    init(meetings: MeetingsViewModel) {
         self.meetings = meetings
-        self.dismiss = dismiss
         super.init(initialState: RecordMeetingState())
     }
 
@@ -259,7 +257,7 @@ final class RecordMeetingViewModel: ViewModel<RecordMeetingState>, ScopedViewMod
             return state.secondsElapsed
         }
         meetings.write { $0.transcripts.append("\(seconds) s") }
-        dismiss()
+        dependency(DismissKey.self)()  // what shows the screen provides its dismissal
     }
 
     func didBecomeActive(_ activation: Activation<RecordMeetingViewModel>) {

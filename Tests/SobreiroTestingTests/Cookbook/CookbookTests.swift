@@ -51,14 +51,6 @@ struct SlowUpload: UploadAPI {
     func upload(_ photo: [UInt8]) async throws { try await clock.sleep(for: .seconds(10)) }
 }
 
-/// Counts how often the screen was dismissed.
-@MainActor
-final class Screen {
-    private(set) var dismissals = 0
-
-    func dismiss() { dismissals += 1 }
-}
-
 @Suite("The effects cookbook")
 @MainActor
 struct CookbookTests {
@@ -149,13 +141,12 @@ struct CookbookTests {
     @Test("time's up: the tick that uses up the time saves the meeting into the shared model once, then dismisses")
     func timeIsUp() async {
         let meetings = MeetingsViewModel()
-        let screen = Screen()
-        let meeting = TestHost(RecordMeetingViewModel(meetings: meetings, dismiss: screen.dismiss))
+        let meeting = TestHost(RecordMeetingViewModel(meetings: meetings))
         await meeting.clock.advance(by: .seconds(5))
         meeting.expect(
             RecordMeetingState(secondsElapsed: 1), RecordMeetingState(secondsElapsed: 2),
             RecordMeetingState(secondsElapsed: 3), RecordMeetingState(secondsElapsed: 3, isSaved: true))
         #expect(meetings.state.transcripts == ["3 s"])
-        #expect(screen.dismissals == 1)
+        #expect(meeting.dismissals == 1)
     }
 }
