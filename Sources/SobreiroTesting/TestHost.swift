@@ -281,13 +281,14 @@ public final class TestHost<Model: ViewModel<State> & ScopedViewModel, State> {
     /// The models of type `type` bound in the host's tree, under a route's child for `id` if one is given.
     private func models<Child: ScopedViewModel>(of type: Child.Type, id: AnyHashable?) -> [Child] {
         var found: [Child] = []
-        func visit(_ node: Behavior, under key: AnyHashable?) {
-            let key = node.routeKey ?? key
+        // Depth first, in the order of the tree, each node with the route identity it stands under.
+        var pending: [(node: Behavior, key: AnyHashable?)] = [(behavior, nil)]
+        while let (node, inherited) = pending.popLast() {
+            var key = inherited
+            if let own = node.routeKey { key = own }
             if let model = node.boundModel as? Child, id == nil || key == id { found.append(model) }
-            guard let scope = node as? Scope else { return }
-            for child in scope.children { visit(child, under: key) }
+            if let scope = node as? Scope { pending += scope.children.reversed().map { ($0, key) } }
         }
-        visit(behavior, under: nil)
         return found
     }
 
