@@ -37,7 +37,7 @@ extension Behavior {
     ///
     /// ```swift
     /// let screen = Scope()
-    /// screen.bind(ListViewModel(api: api))
+    /// screen.bind(ListViewModel())
     /// root.host(screen)  // the list model loads and becomes active
     /// ```
     ///

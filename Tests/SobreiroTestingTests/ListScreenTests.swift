@@ -33,11 +33,13 @@ struct SlowAPI: ItemsAPI {
     }
 }
 
-final class ListViewModel: ViewModel<ListState>, ScopedViewModel, @unchecked Sendable {
-    let api: any ItemsAPI
+/// The list's service: the app provides the live one at its root, and a test its fake.
+enum ItemsAPIKey: DependencyKey {
+    typealias Value = any ItemsAPI
+}
 
-    init(api: any ItemsAPI) {
-        self.api = api
+final class ListViewModel: ViewModel<ListState>, ScopedViewModel, @unchecked Sendable {
+    init() {
         super.init(initialState: ListState())
     }
 
@@ -49,7 +51,8 @@ final class ListViewModel: ViewModel<ListState>, ScopedViewModel, @unchecked Sen
     }
 
     func didBecomeActive(_ activation: Activation<ListViewModel>) {
-        activation.effect(.when { $0.phase == .loading }) { [api] state in
+        let api = dependency(ItemsAPIKey.self)
+        activation.effect(.when { $0.phase == .loading }) { state in
             try await api.items(attempt: state.attempt)
         } reduce: { state, result in
             switch result {
@@ -84,13 +87,14 @@ struct ListScreenTests {
     func endToEnd() async {
         let clock = TestClock()
         var screen: Behavior? = Behavior()
-        var list: ListViewModel? = ListViewModel(api: SlowAPI(clock: clock))
+        var list: ListViewModel? = ListViewModel()
         let states = StateRecorder(subscribedTo: list!)
         let badgeModel = BadgeViewModel(list: list!)
         let badge = StateRecorder(subscribedTo: badgeModel)
         screen!.bind(list!)
         let root = RootScope()
         root.provide(.testing(clock: clock))
+        root.provide(ItemsAPIKey.self, SlowAPI(clock: clock))
         root.host(screen!)
 
         states.expect(ListState())
@@ -113,7 +117,9 @@ struct ListScreenTests {
     @Test("the same screen hosted in one line: its end checks the effects and tears the tree down")
     func hosted() async {
         let clock = TestClock()
-        let list = TestHost(ListViewModel(api: SlowAPI(clock: clock)))
+        let list = TestHost(
+            ListViewModel(), clock: clock,
+            dependencies: DependencyValues().with(ItemsAPIKey.self, SlowAPI(clock: clock)))
         let badgeModel = BadgeViewModel(list: list.model)
         let badge = StateRecorder(subscribedTo: badgeModel)
 

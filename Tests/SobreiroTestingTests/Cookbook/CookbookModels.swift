@@ -15,19 +15,21 @@ protocol SearchAPI: Sendable {
     func search(_ query: String) async throws -> [String]
 }
 
-final class SearchViewModel: ViewModel<SearchState>, ScopedViewModel, @unchecked Sendable {
-    let api: any SearchAPI
+/// The search's service, which the tree provides.
+enum SearchAPIKey: DependencyKey {
+    typealias Value = any SearchAPI
+}
 
-    init(api: any SearchAPI) {
-        self.api = api
+final class SearchViewModel: ViewModel<SearchState>, ScopedViewModel, @unchecked Sendable {
+    init() {
         super.init(initialState: SearchState())
     }
 
     func type(_ query: String) { write { $0.query = query } }
 
     func didBecomeActive(_ activation: Activation<SearchViewModel>) {
-        activation.effect(.onChange(of: \.query), timing: .debounced(for: .milliseconds(300))) {
-            [api] query in
+        let api = dependency(SearchAPIKey.self)
+        activation.effect(.onChange(of: \.query), timing: .debounced(for: .milliseconds(300))) { query in
             query.isEmpty ? [] : try await api.search(query)
         } reduce: { state, result in
             state.results = (try? result.get()) ?? []

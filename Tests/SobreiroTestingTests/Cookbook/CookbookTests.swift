@@ -1,3 +1,4 @@
+import ScopeKit
 import Sobreiro
 import SobreiroTesting
 import Synchronization
@@ -56,7 +57,7 @@ struct SlowUpload: UploadAPI {
 struct CookbookTests {
     @Test("search: only the query the user stopped typing at is searched")
     func debouncedSearch() async {
-        let search = TestHost(SearchViewModel(api: FakeSearch()))
+        let search = TestHost(SearchViewModel(), dependencies: DependencyValues().with(SearchAPIKey.self, FakeSearch()))
         search.model.type("o")
         search.model.type("oak")
         await search.settleEffects()
