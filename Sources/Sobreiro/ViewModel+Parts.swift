@@ -11,6 +11,11 @@ import Synchronization
 // changed commits that part in a transaction of its own, and delivers it once the parent's lock is let go of.
 // So both models commit in one order, the parent's, and the versions that a part model's effects compare follow
 // every change of the part. The locks are always taken parent first.
+//
+// While the code of a part model's write runs, the part lives in that model's `current`, and the parent's state
+// holds it as it was. A write of the parent nested in that code could neither see the part's changes nor roll them
+// back, so it is refused: the program stops, naming the fix. Part models of the part model write into its
+// `current`, and stay consistent.
 
 extension ViewModel {
     /// The part of the state `read` finds, as this model last committed it, read where transactions cannot
@@ -27,21 +32,37 @@ extension ViewModel {
         try link.unsafelyUnwrapped.perform(for: self, on: thread, body)
     }
 
+    /// A write of this model nested in the code of a write of one of its part models.
+    @usableFromInline
+    @inline(never)
+    final func writtenInsidePartWrite() -> Never {
+        fatalError(
+            "\(type(of: self)) was written inside a write of one of its part models. A part model's write is a "
+                + "transaction of its parent, whose state holds the part as it was until that write returns, so this "
+                + "write could neither see the part's changes nor undo them: write \(type(of: self)) before or after "
+                + "the part model's write, or make the change through the part model."
+        )
+    }
+
     /// Commits `part`, which the parent has just committed, as this model's state: called under the parent's lock,
     /// in the parent's transaction. What must follow the parent's unlock, this model's delivery and the states it
     /// let go of, is added to `after`.
     final func commitPart(_ part: State, on thread: UInt, after: inout [() -> Void]) {
         var replaced: State?
+        var leftovers: TransactionLeftovers<State>?
         let round = withModelLock { () -> Round? in
             guard part != committed else { return nil }
             current = part
             let round = commitAndClaimDelivery(changed: true, on: thread, replaced: &replaced)
             // A part of a part: it commits in this same step.
             if !parts.isEmpty { commitParts(on: thread, after: &after) }
+            // What the commit left, such as main-actor followers to bring up to date, as any transaction's.
+            if hasLeftovers { leftovers = takeLeftovers(on: thread) }
             return round
         }
         after.append { [self] in
             replaced = nil
+            if let leftovers { finish(leftovers) }
             if let round { deliver(round, on: thread, isTracing: traceFlag.isOn) }
         }
     }
@@ -54,7 +75,10 @@ extension ViewModel {
         for part in parts where part.commit(from: committed, on: thread, after: &after) {
             kept.append(part)
         }
-        if kept.count != parts.count { parts = kept }
+        guard kept.count != parts.count else { return }
+        // The records forgotten go after the unlock: their key paths may hold objects of the app's.
+        swap(&parts, &kept)
+        after.append { _ = kept }
     }
 
     /// The same as ``commitParts(on:after:)``, with what must follow the unlock parked with the transaction's
@@ -79,6 +103,12 @@ class PartLink<State: ViewState>: @unchecked Sendable {
         fatalError("PartLink is abstract")
     }
 
+    /// Whether a transaction of the parent, or of the parent's parent and so on, runs on `thread`.
+    @usableFromInline
+    func parentRunsTransaction(on thread: UInt) -> Bool {
+        fatalError("PartLink is abstract")
+    }
+
     /// Runs `body`, a write of `model`, as a transaction of the parent.
     func perform<R, E: Error>(
         for model: ViewModel<State>, on thread: UInt, _ body: () throws(E) -> R
@@ -90,6 +120,12 @@ class PartLink<State: ViewState>: @unchecked Sendable {
 /// What a parent keeps of one part model: a weak reference, and where its part is.
 @usableFromInline
 class PartModel<Parent: ViewState>: @unchecked Sendable {
+    /// The part model, if it is alive; read under the parent's lock, and let go of after the unlock, since the
+    /// reference it makes may be the last one.
+    func liveModel() -> AnyObject? {
+        fatalError("PartModel is abstract")
+    }
+
     /// Commits the part of `state` into the part model, unless it is gone; called under the parent's lock.
     ///
     /// - Returns: Whether the part model is alive.
@@ -103,6 +139,8 @@ final class PartOf<Parent: ViewState, State: ViewState>: PartLink<State>, @unche
     let parent: ViewModel<Parent>
     let read: @Sendable (Parent) -> State?
     let write: @Sendable (inout Parent, State) -> Void
+    /// Whether the parent's state has stopped holding the part, shared with the parent's record.
+    let presence = PartPresence()
 
     init(
         parent: ViewModel<Parent>,
@@ -114,20 +152,25 @@ final class PartOf<Parent: ViewState, State: ViewState>: PartLink<State>, @unche
         self.write = write
     }
 
-    /// A write of the part model changed the part while a write of the parent, nested in it, changed it too.
-    private func overlappingPartWrites(of model: ViewModel<State>) -> Never {
-        fatalError(
-            "\(type(of: model)) and \(type(of: parent)) both changed the part of \(type(of: parent))'s state that "
-                + "\(type(of: model)) holds, in a write of \(type(of: parent)) nested in a write of \(type(of: model)): "
-                + "make the change through one of them, or write \(type(of: model)) inside the write of "
-                + "\(type(of: parent)) instead."
-        )
+    /// The part in `state`, unless the parent's state has stopped holding it since this model was made: a part
+    /// that comes back (a sheet shown again) is another part, which this model does not reach. Read under the
+    /// parent's lock, or in its transaction.
+    func part(of state: Parent) -> State? {
+        presence.isGone ? nil : read(state)
+    }
+
+    override func parentRunsTransaction(on thread: UInt) -> Bool {
+        parent.transactionOwner.load(ordering: .relaxed) == thread
+            || parent.link?.parentRunsTransaction(on: thread) == true
     }
 
     override func partBeingBuilt(on thread: UInt) -> State? {
-        guard parent.transactionOwner.load(ordering: .relaxed) == thread else { return nil }
+        guard parent.transactionOwner.load(ordering: .relaxed) == thread else {
+            // A transaction of the parent's parent, and so on, builds the parent's part, and this one in it.
+            return parent.link?.partBeingBuilt(on: thread).flatMap(part(of:))
+        }
         parent.checkNoDraftAccess()
-        return read(parent.current)
+        return part(of: parent.current)
     }
 
     override func perform<R, E: Error>(
@@ -135,11 +178,14 @@ final class PartOf<Parent: ViewState, State: ViewState>: PartLink<State>, @unche
     ) throws(E) -> R {
         try parent.perform { () throws(E) -> R in
             parent.checkNoDraftAccess()
-            let before = read(parent.current)
+            let before = part(of: parent.current)
             return try model.withModelLock { () throws(E) -> R in
                 model.transactionOwner.store(thread, ordering: .relaxed)
                 if let before { model.current = before }
+                let wasWrittenThroughPart = parent.isWrittenThroughPart
+                parent.isWrittenThroughPart = true
                 defer {
+                    parent.isWrittenThroughPart = wasWrittenThroughPart
                     model.transactionOwner.store(0, ordering: .relaxed)
                     // Back to the committed part, which delivery and new subscribers read under this lock; the
                     // draft goes once the parent's lock is let go of.
@@ -155,16 +201,13 @@ final class PartOf<Parent: ViewState, State: ViewState>: PartLink<State>, @unche
                 let result = try body()
                 model.draftAccesses = 1
                 defer { model.draftAccesses = 0 }
-                guard let before, let now = read(parent.current) else {
+                guard let before, part(of: parent.current) != nil else {
                     partWriteDropped.emit(
                         "\(type(of: model)) wrote to its part of \(type(of: parent))'s state after the parent's state "
                             + "stopped holding it (a sheet closed, an element removed): the write commits nothing.")
                     return result
                 }
-                guard model.current != before else { return result }
-                // A write of the parent nested in this one that changed the part too would be overwritten.
-                if now != before { overlappingPartWrites(of: model) }
-                write(&parent.current, model.current)
+                if model.current != before { write(&parent.current, model.current) }
                 return result
             }
         }
@@ -175,35 +218,63 @@ final class PartOf<Parent: ViewState, State: ViewState>: PartLink<State>, @unche
 private final class PartRecord<Parent: ViewState, State: ViewState>: PartModel<Parent>, @unchecked Sendable {
     weak var model: ViewModel<State>?
     let read: @Sendable (Parent) -> State?
+    let presence: PartPresence
 
-    init(model: ViewModel<State>, read: @escaping @Sendable (Parent) -> State?) {
+    init(model: ViewModel<State>, link: PartOf<Parent, State>) {
         self.model = model
-        self.read = read
+        read = link.read
+        presence = link.presence
+    }
+
+    override func liveModel() -> AnyObject? {
+        model
     }
 
     override func commit(from state: Parent, on thread: UInt, after: inout [() -> Void]) -> Bool {
         // A strong reference, let go of after the unlock: it may be the last one.
         guard let model else { return false }
         after.append { _ = model }
-        guard let part = read(state) else { return true }  // gone: the model keeps its last state
+        guard let part = read(state) else {
+            // Gone for good: the model keeps its last state, and is forgotten.
+            presence.isGone = true
+            return false
+        }
         model.commitPart(part, on: thread, after: &after)
         return true
     }
+}
+
+/// Whether a parent's state has stopped holding a part model's part. Guarded by the parent's lock.
+final class PartPresence: @unchecked Sendable {
+    var isGone = false
 }
 
 extension PartOf {
     /// Records `model` in the parent, and gives it the part as the parent holds it now, which a transaction of
     /// the parent may have changed since the model read its initial state.
     func attach(_ model: ViewModel<State>) {
-        parent.withLockUnlessInTransaction {
-            parent.parts.append(PartRecord(model: model, read: read))
+        let letGo = parent.withLockUnlessInTransaction { () -> [AnyObject] in
+            // Records of part models released since the parent last committed go now; they, and the references
+            // that finding them made, are let go of after the unlock.
+            var letGo: [AnyObject] = []
+            parent.parts.removeAll { record in
+                guard let model = record.liveModel() else {
+                    letGo.append(record)
+                    return true
+                }
+                letGo.append(model)
+                return false
+            }
+            parent.parts.append(PartRecord(model: model, link: self))
             // Kept set while the parent has parts: its transactions then commit them (see `performOutermost`).
             parent.hasLeftovers = true
-            guard let part = read(parent.committed), part != model.committed else { return }
+            guard let part = read(parent.committed), part != model.committed else { return letGo }
             // No one else holds the model yet.
             model.current = part
             model.committed = part
+            return letGo
         }
+        withExtendedLifetime(letGo) {}
     }
 }
 

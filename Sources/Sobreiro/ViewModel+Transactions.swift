@@ -82,6 +82,7 @@ extension ViewModel {
         // Joined while a draft changes the state, `body` cannot touch it (that traps), so it has none to roll back;
         // and reading it now would copy a member mid-change.
         if _slowPath(draftAccesses != 0) { return try body() }
+        if _slowPath(isWrittenThroughPart) { writtenInsidePartWrite() }
         var saved = current
         do throws(E) {
             return try body()
@@ -150,6 +151,13 @@ extension ViewModel {
     @inlinable
     @inline(__always)
     final func changeSubscribers<R>(_ body: (inout ReleasedSubscribers<State>) -> R) -> R {
+        // A part model changed inside a transaction of its parent on this thread: as inside its own, a first render
+        // and what the change lets go of wait for the end of that transaction, after the parent's lock.
+        if _slowPath(link != nil), let link, link.parentRunsTransaction(on: currentThread),
+            transactionOwner.load(ordering: .relaxed) != currentThread
+        {
+            return performAsPart(on: currentThread) { changeSubscribers(body) }
+        }
         var released = ReleasedSubscribers<State>.none
         var isLeaving = false
         let result = withLockUnlessInTransaction { () -> R in

@@ -135,6 +135,12 @@ open class ViewModel<State: ViewState>: StateSource<State>, @unchecked Sendable 
     @exclusivity(unchecked)
     final var parts: [PartModel<State>] = []
 
+    /// Whether the code of a part model's write runs, in a transaction of this model on its thread: a write of this
+    /// model nested in it is refused (see `ViewModel+Parts.swift`). Guarded by `lock`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var isWrittenThroughPart = false
+
     /// Creates a view model holding `initialState`.
     ///
     /// - Parameter initialState: The state subscribers receive until the first transaction commits.
