@@ -85,7 +85,8 @@ struct TestValueTests {
     }
 
     @Test(
-        "a key's test value serves a test that provides none, and fails at the stub's line, naming the key and member")
+        "W4: a key's test value serves a test that provides none, and fails at the stub's line, naming the key and member"
+    )
     func testValueFailsWhenUsed() async {
         let quotes = TestHost(QuoteModel())
         quotes.expect(Quote(greeting: "hello"))

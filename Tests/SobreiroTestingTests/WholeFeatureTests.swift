@@ -174,7 +174,7 @@ struct WholeFeatureTests {
     }
 
     @Test(
-        "a sheet whose model is a part of the feature's state: one recorder sees the sheet's writes, and Done reads the draft"
+        "W5, W1: a sheet whose model is a part of the feature's state: one recorder sees its writes, and Done reads the draft"
     )
     func sheetWritesThroughItsParent() throws {
         let feature = TalkListScope([standup, retro])
