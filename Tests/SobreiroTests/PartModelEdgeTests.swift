@@ -37,9 +37,11 @@ extension EdgeNote {
 
 private struct Boom: Error {}
 
-/// Whether `model`'s lock is held by someone (the calling thread, typically), seen from another thread.
+/// Whether `model`'s lock is held by the calling thread, seen from another thread that takes it: the wait lasts the
+/// suite's patience, far longer than a thread takes to start and lock on a busy machine, so only a lock held by the
+/// caller (which waits here, and so never lets it go) makes it time out.
 private func lockHeld<S>(_ model: ViewModel<S>) -> Bool {
-    onAnotherThread { _ = model.subscriberCount }.wait(timeout: .now() + 2) != .success
+    onAnotherThread { _ = model.subscriberCount }.wait(timeout: .now() + patience) != .success
 }
 
 /// A key path argument whose deinit records whether the parent's lock is held.
