@@ -2,6 +2,7 @@ import ScopeKit
 import Sobreiro
 import SobreiroScopeKit
 import SobreiroTesting
+import TestSupport
 import Testing
 
 private struct Lookup: ViewState {
@@ -56,7 +57,7 @@ struct PartModelEffectTests {
         // the parent's change starts the part model's effect again, as the part model's own write would.
         screen.write { $0.lookup.query = "cork" }
         answers.open("tree")
-        await lookup.settleEffects()
+        await lookup.settleEffects(timeout: patientWait)
         #expect(screen.state.lookup == Lookup(query: "cork", result: "cork: tree"))
         #expect(lookup.model.state == screen.state.lookup)
         parent.expect(

@@ -58,7 +58,7 @@ struct BrowserTests {
         let host = TestHost(
             browser.list, in: browser,
             dependencies: DependencyValues().with(RepositoryClientKey.self, StubClient([oak])))
-        await host.settleEffects()
+        await host.settleEffects(timeout: patientWait)
         host.expect(RepositoryListState(repositories: [oak]))
 
         browser.navigation.open([cork.id, oak.id])
