@@ -88,7 +88,9 @@ public final class Activation<Model: AnyObject & Sendable> {
     /// The tracker that the work declared at `origin` reports to, if the tree tracks its effects (under test).
     func tracker(for origin: EffectOrigin) -> (any EffectTracker)? {
         if tracking == nil {
-            let isTested = EffectTrackingKey.isUnderTest.load(ordering: .acquiring)
+            // Whether this process runs tests: until `SobreiroTesting` says so, as in apps, an activation's first effect
+            // finds that it has no tracking with one load, not a walk up its tree.
+            let isTested = DependencyTesting.isUnderTest.load(ordering: .acquiring)
             let provided = isTested ? behavior?.providedValue(of: EffectTrackingKey.self) ?? nil : nil
             // In a test process, a tree that tracks nothing is most likely a test's tree that forgot to: said when
             // the test waits for these effects.

@@ -1,6 +1,5 @@
 import ScopeKit
 import SobreiroPrimitives
-package import Synchronization
 
 /// What the effect operations of one model report, so that a test can wait for them. Only a tree under test has one.
 package protocol EffectTracker: AnyObject, Sendable {
@@ -61,11 +60,6 @@ package protocol EffectTracking: AnyObject, Sendable {
 /// The tracking that the effects of a subtree report to: `nil`, none, unless a test provides one.
 package enum EffectTrackingKey: DependencyKey {
     package static let defaultValue: (any EffectTracking)? = nil
-
-    /// Whether this process runs tests: `SobreiroTesting` says so as its hosts, clocks and recorders are made, before
-    /// any tree of a test provides a tracking. Until then, as in apps, an activation's first effect finds that it has
-    /// none with one load, not a walk up its tree.
-    package static let isUnderTest = Atomic<Bool>(false)
 }
 
 /// The models whose effects run in a tree that tracks none, in a process that runs tests: a test

@@ -74,11 +74,11 @@ private final class OriginTracker: EffectTracker {
     }
 }
 
-/// Says that this process runs tests, so that a tree that forgets the testing values is found out: see
-/// `EffectTrackingKey.isUnderTest`. Every host, clock and recorder of this module calls it as it is made.
+/// Says that this process runs tests, with the reporter of the failures that dependencies find: from then on, a
+/// tree that forgets the testing values is found out, and test values report. Every host, clock and recorder of this
+/// module calls it as it is made.
 func noteTestProcess() {
-    guard !EffectTrackingKey.isUnderTest.load(ordering: .acquiring) else { return }
-    EffectTrackingKey.isUnderTest.store(true, ordering: .releasing)
+    guard !DependencyTesting.isUnderTest.load(ordering: .acquiring) else { return }
     DependencyTesting.install { message, site in
         reportFailure(message, at: site)
     }
